@@ -1,0 +1,258 @@
+// Package platform is trainq's single description of a GPU training platform:
+// capacity pools, scheduling mode, priority classes, teams, monitoring and
+// submission settings. It loads the description from YAML or JSON, applies
+// documented defaults and validates it, reporting every problem at once.
+//
+// It is run-time code: it must never import the AWS CDK, jsii or constructs,
+// so that Lambdas, the CLI and the simulator stay small.
+package platform
+
+// Mode is the scheduling policy kind of a platform's job queue. AWS Batch makes
+// the kind permanent once a policy is attached to a queue.
+type Mode string
+
+const (
+	// ModeQuota uses quota shares: per-team, per-instance-type capacity with
+	// lending, borrowing and preemption. It is the default.
+	ModeQuota Mode = "quota"
+	// ModeFairShare uses a fair-share scheduling policy: share identifiers with
+	// weight factors, share decay and compute reservation.
+	ModeFairShare Mode = "fairshare"
+)
+
+// Strategy is how a quota share treats idle capacity.
+type Strategy string
+
+const (
+	// StrategyReserve keeps the share's idle capacity for itself.
+	StrategyReserve Strategy = "reserve"
+	// StrategyLend lends idle capacity to other shares but never borrows.
+	StrategyLend Strategy = "lend"
+	// StrategyLendAndBorrow lends idle capacity and borrows other shares' idle
+	// capacity, up to the borrow limit.
+	StrategyLendAndBorrow Strategy = "lend-and-borrow"
+)
+
+// BatchStrategy returns the AWS Batch spelling of s (RESERVE, LEND, LEND_AND_BORROW).
+func (s Strategy) BatchStrategy() string {
+	switch s {
+	case StrategyReserve:
+		return "RESERVE"
+	case StrategyLend:
+		return "LEND"
+	case StrategyLendAndBorrow:
+		return "LEND_AND_BORROW"
+	}
+	return ""
+}
+
+// Platform is the whole description. Field comments give the default applied
+// by Defaults when a field is omitted.
+type Platform struct {
+	// Name prefixes every named resource (queue, functions, topic, dashboard).
+	// Default: "trainq".
+	Name string `json:"name,omitempty"`
+	// Pools is the GPU capacity of the service environment, per instance type.
+	// Required: at least one.
+	Pools []Pool `json:"pools,omitempty"`
+	// Scheduling selects quota shares or fair share. Default: quota.
+	Scheduling Scheduling `json:"scheduling"`
+	// Classes are the priority classes. Default: production, research, sweep.
+	Classes []Class `json:"classes,omitempty"`
+	// Teams are the shares of the queue. Required: at least one.
+	Teams []Team `json:"teams,omitempty"`
+	// Monitoring holds alarm thresholds and targets.
+	Monitoring Monitoring `json:"monitoring"`
+	// Submission says who may submit which class and which instance types.
+	Submission Submission `json:"submission"`
+	// Training lists what the SageMaker execution role may reach.
+	Training Training `json:"training"`
+}
+
+// Pool is a capacity of one instance type.
+type Pool struct {
+	// InstanceType is a SageMaker training instance type, e.g. ml.p5.48xlarge.
+	InstanceType string `json:"instanceType"`
+	// Instances is how many instances of the type may run at once.
+	Instances int `json:"instances"`
+}
+
+// Scheduling configures the queue's scheduling policy.
+type Scheduling struct {
+	// Mode is quota or fairshare. Default: quota.
+	Mode Mode `json:"mode,omitempty"`
+	// QueuePriority is the job queue's priority among queues sharing the
+	// service environment (0–1000, higher first). Default: 10.
+	QueuePriority *int `json:"queuePriority,omitempty"`
+	// ShareDecaySeconds (fairshare only, 0–604800) is the period over which past
+	// usage counts against a share. Default: 3600.
+	ShareDecaySeconds *int `json:"shareDecaySeconds,omitempty"`
+	// ComputeReservation (fairshare only, 0–99) reserves capacity for share
+	// identifiers that are not yet active: (r/100)^activeShares of the pool.
+	// Default: 0.
+	ComputeReservation *int `json:"computeReservation,omitempty"`
+}
+
+// Band is an inclusive range of AWS Batch scheduling priorities (0–9999,
+// higher runs first).
+type Band struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Contains reports whether sp lies in the band.
+func (b Band) Contains(sp int) bool { return sp >= b.Min && sp <= b.Max }
+
+// Class is a priority class such as production, research or sweep.
+type Class struct {
+	// Name is the class name; it is also the name of the submission function's
+	// alias that grants the class. Required.
+	Name string `json:"name"`
+	// Priority is the class's scheduling-priority band. Bands never overlap, so
+	// that the class of a job can be read back from its scheduling priority.
+	// Required.
+	Priority Band `json:"priority"`
+	// MaxRuntimeSeconds caps one attempt of a job (Batch timeoutConfig).
+	// Default: 432000 (5 days).
+	MaxRuntimeSeconds int `json:"maxRuntimeSeconds,omitempty"`
+	// Retries is how many times a failed job is retried (0–9; Batch attempts =
+	// Retries+1). Default: 0.
+	Retries *int `json:"retries,omitempty"`
+	// PreemptionRetries is how many times a preempted job is requeued before it
+	// is terminated (0–9999). Default: unlimited.
+	PreemptionRetries *int `json:"preemptionRetries,omitempty"`
+}
+
+// Attempts is Batch's retryStrategy.attempts for the class.
+func (c Class) Attempts() int {
+	if c.Retries == nil {
+		return 1
+	}
+	return *c.Retries + 1
+}
+
+// RequestPriorityMax is the highest priority a request may ask for inside its
+// class band; request priorities run from 0 to RequestPriorityMax.
+const RequestPriorityMax = 99
+
+// DefaultRequestPriority is used when a request names no priority: the middle
+// of the band.
+const DefaultRequestPriority = 50
+
+// SchedulingPriority maps a request priority (0–RequestPriorityMax) linearly
+// onto the class band: 0 → Min, RequestPriorityMax → Max. With the default
+// bands, which are 100 wide, priority p maps to Min+p.
+func (c Class) SchedulingPriority(p int) int {
+	if p < 0 {
+		p = 0
+	}
+	if p > RequestPriorityMax {
+		p = RequestPriorityMax
+	}
+	return c.Priority.Min + p*(c.Priority.Max-c.Priority.Min)/RequestPriorityMax
+}
+
+// Team is one share of the queue.
+type Team struct {
+	// Name is the quota share name or fair-share identifier. Required.
+	Name string `json:"name"`
+	// Weight (fairshare only, 0.0001–999.9999) is the share's weight factor:
+	// a lower weight gets a larger share. Default: 1.
+	Weight float64 `json:"weight,omitempty"`
+	// Capacity (quota only) is the share's guaranteed capacity, 1–5 instance
+	// types. Required in quota mode.
+	Capacity []Pool `json:"capacity,omitempty"`
+	// Sharing (quota only) is reserve, lend or lend-and-borrow.
+	// Default: lend-and-borrow.
+	Sharing Strategy `json:"sharing,omitempty"`
+	// BorrowLimitPercent (quota only, lend-and-borrow only) caps borrowing as a
+	// percentage of the share's capacity, -1 for unlimited. Default: unlimited.
+	BorrowLimitPercent *int `json:"borrowLimitPercent,omitempty"`
+	// InSharePreemption (quota only) lets a higher-priority job preempt a
+	// lower-priority one of the same share. Default: true.
+	InSharePreemption *bool `json:"inSharePreemption,omitempty"`
+}
+
+// BorrowLimit returns the borrow limit in percent, -1 meaning unlimited.
+func (t Team) BorrowLimit() int {
+	if t.BorrowLimitPercent == nil {
+		return -1
+	}
+	return *t.BorrowLimitPercent
+}
+
+// PreemptsInShare reports whether in-share preemption is on.
+func (t Team) PreemptsInShare() bool {
+	return t.InSharePreemption == nil || *t.InSharePreemption
+}
+
+// CapacityOf returns the team's quota of instanceType (0 when none).
+func (t Team) CapacityOf(instanceType string) int {
+	for _, c := range t.Capacity {
+		if c.InstanceType == instanceType {
+			return c.Instances
+		}
+	}
+	return 0
+}
+
+// Monitoring holds alarm thresholds and where alarms go.
+type Monitoring struct {
+	// Enabled turns the monitor (metrics functions, alarms, dashboard) on.
+	// Default: true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// AlarmEmails receive alarm notifications through the alarm topic.
+	// Default: none (subscribe to the topic yourself).
+	AlarmEmails []string `json:"alarmEmails,omitempty"`
+	// MaxWaitSeconds is, per class, how long the oldest runnable job may wait
+	// before an alarm. Default: production 900, research 7200, sweep 43200,
+	// any other class 3600.
+	MaxWaitSeconds map[string]int `json:"maxWaitSeconds,omitempty"`
+	// UtilizationTargetPercent is the capacity utilization below which idle
+	// capacity while work waits raises an alarm (1–100). Default: 80.
+	UtilizationTargetPercent int `json:"utilizationTargetPercent,omitempty"`
+	// IdleAlarmSeconds is how long utilization must stay below target while
+	// jobs are runnable before the alarm fires (60–86400, whole minutes).
+	// Default: 1800.
+	IdleAlarmSeconds int `json:"idleAlarmSeconds,omitempty"`
+	// FailureAlarmClasses are the classes whose every failed job raises an
+	// alarm. Default: [production].
+	FailureAlarmClasses []string `json:"failureAlarmClasses,omitempty"`
+	// LogRetentionDays is the retention of the functions' log groups.
+	// Default: 30.
+	LogRetentionDays int `json:"logRetentionDays,omitempty"`
+}
+
+// IsEnabled reports whether monitoring is on.
+func (m Monitoring) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
+
+// Submission configures the submission function.
+type Submission struct {
+	// InstanceTypes are the instance types jobs may use, in fallback order.
+	// Default: the pool's types, in pool order.
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
+	// Submitters are IAM roles granted to submit the listed classes.
+	// Default: none (operators invoke the function directly).
+	Submitters []Submitter `json:"submitters,omitempty"`
+}
+
+// Submitter grants an existing IAM role the right to submit some classes.
+type Submitter struct {
+	// RoleARN is the ARN of an existing IAM role.
+	RoleARN string `json:"roleArn"`
+	// Classes are the class names the role may submit.
+	Classes []string `json:"classes"`
+}
+
+// Training lists what the SageMaker execution role may reach, beyond the
+// platform's own artifacts bucket.
+type Training struct {
+	// S3Read are s3://bucket/prefix URIs the jobs may read. Default: none.
+	S3Read []string `json:"s3Read,omitempty"`
+	// S3Write are s3://bucket/prefix URIs the jobs may read and write.
+	// Default: none.
+	S3Write []string `json:"s3Write,omitempty"`
+	// ECRRepositories are names of ECR repositories in the stack's account and
+	// region that hold training images. Default: none.
+	ECRRepositories []string `json:"ecrRepositories,omitempty"`
+}

@@ -1,0 +1,390 @@
+package platform
+
+import (
+	"fmt"
+	"net/mail"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Limits that AWS Batch and SageMaker place on a platform.
+const (
+	MaxQuotaSharesPerQueue    = 20
+	MaxCapacityLimitsPerShare = 5
+	MinWeight                 = 0.0001
+	MaxWeight                 = 999.9999
+	MaxShareDecaySeconds      = 604800
+	MaxComputeReservation     = 99
+	MaxSchedulingPriority     = 9999
+	MaxQueuePriority          = 1000
+	MaxRetries                = 9
+	MaxPreemptionRetries      = 9999
+	MaxRuntimeSecondsLimit    = 28 * 24 * 3600
+)
+
+var (
+	// namePattern: platform names prefix function names (≤64 chars with a
+	// suffix) and other resource names.
+	namePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]{0,31}$`)
+	// batchNamePattern is what Batch accepts for quota share names.
+	batchNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	// shareIDPattern is what Batch accepts for fair-share identifiers (no
+	// hyphen; a trailing * would make a prefix, which trainq does not use).
+	shareIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_]{1,255}$`)
+	// classPattern: class names are Lambda alias names and metric dimension
+	// values.
+	classPattern        = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]{0,63}$`)
+	instanceTypePattern = regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`)
+	roleARNPattern      = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
+	s3URIPattern        = regexp.MustCompile(`^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$`)
+	ecrRepoPattern      = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
+)
+
+// Problem is one thing wrong with a platform: the field, the value received
+// and what is allowed.
+type Problem struct {
+	Field   string
+	Value   string
+	Allowed string
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s: got %s, want %s", p.Field, p.Value, p.Allowed)
+}
+
+// Problems is a list of problems.
+type Problems []Problem
+
+func (ps *Problems) add(field string, value any, allowed string) {
+	*ps = append(*ps, Problem{Field: field, Value: show(value), Allowed: allowed})
+}
+
+func (ps *Problems) addf(field string, value any, format string, args ...any) {
+	ps.add(field, value, fmt.Sprintf(format, args...))
+}
+
+func show(v any) string {
+	switch v := v.(type) {
+	case string:
+		if v == "(unknown key)" {
+			return v
+		}
+		return fmt.Sprintf("%q", v)
+	case nil:
+		return "nothing"
+	case []any, map[string]any:
+		return fmt.Sprintf("%T", v)
+	}
+	return fmt.Sprint(v)
+}
+
+// ValidationError lists every problem found in a platform.
+type ValidationError struct {
+	Problems Problems
+}
+
+func (e *ValidationError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = "  - " + p.String()
+	}
+	return fmt.Sprintf("invalid platform (%d problems):\n%s", len(e.Problems), strings.Join(lines, "\n"))
+}
+
+// Validate checks a defaulted platform and returns a *ValidationError listing
+// every problem, or nil.
+func (p *Platform) Validate() error {
+	var ps Problems
+	if !namePattern.MatchString(p.Name) {
+		ps.add("name", p.Name, "a letter then up to 31 letters, digits or '-'")
+	}
+	p.validatePools(&ps)
+	p.validateScheduling(&ps)
+	p.validateClasses(&ps)
+	p.validateTeams(&ps)
+	p.validateMonitoring(&ps)
+	p.validateSubmission(&ps)
+	p.validateTraining(&ps)
+	if len(ps) > 0 {
+		return &ValidationError{Problems: ps}
+	}
+	return nil
+}
+
+func (p *Platform) validatePools(ps *Problems) {
+	if len(p.Pools) == 0 {
+		ps.add("pools", "[]", "at least one instance type with its capacity")
+	}
+	seen := map[string]bool{}
+	for i, pool := range p.Pools {
+		f := fmt.Sprintf("pools[%d]", i)
+		checkInstanceType(ps, f+".instanceType", pool.InstanceType)
+		if seen[pool.InstanceType] {
+			ps.add(f+".instanceType", pool.InstanceType, "each instance type once")
+		}
+		seen[pool.InstanceType] = true
+		if pool.Instances < 1 {
+			ps.add(f+".instances", pool.Instances, "at least 1")
+		}
+	}
+}
+
+func checkInstanceType(ps *Problems, field, v string) {
+	if !instanceTypePattern.MatchString(v) {
+		ps.add(field, v, "a SageMaker instance type such as ml.p5.48xlarge (ml.<family>.<size>)")
+	}
+}
+
+func (p *Platform) validateScheduling(ps *Problems) {
+	s := p.Scheduling
+	switch s.Mode {
+	case ModeQuota:
+		if s.ShareDecaySeconds != nil {
+			ps.add("scheduling.shareDecaySeconds", *s.ShareDecaySeconds, "no value in quota mode (fairshare only)")
+		}
+		if s.ComputeReservation != nil {
+			ps.add("scheduling.computeReservation", *s.ComputeReservation, "no value in quota mode (fairshare only)")
+		}
+	case ModeFairShare:
+		if d := deref(s.ShareDecaySeconds); d < 0 || d > MaxShareDecaySeconds {
+			ps.addf("scheduling.shareDecaySeconds", d, "0 to %d", MaxShareDecaySeconds)
+		}
+		if r := deref(s.ComputeReservation); r < 0 || r > MaxComputeReservation {
+			ps.addf("scheduling.computeReservation", r, "0 to %d", MaxComputeReservation)
+		}
+	default:
+		ps.add("scheduling.mode", string(s.Mode), "quota or fairshare")
+	}
+	if q := deref(s.QueuePriority); q < 0 || q > MaxQueuePriority {
+		ps.addf("scheduling.queuePriority", q, "0 to %d", MaxQueuePriority)
+	}
+}
+
+func deref(v *int) int {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+func (p *Platform) validateClasses(ps *Problems) {
+	seen := map[string]bool{}
+	for i, c := range p.Classes {
+		f := fmt.Sprintf("classes[%d]", i)
+		if !classPattern.MatchString(c.Name) {
+			ps.add(f+".name", c.Name, "a letter then up to 63 letters, digits, '-' or '_'")
+		}
+		if seen[c.Name] {
+			ps.add(f+".name", c.Name, "a name not used by another class")
+		}
+		seen[c.Name] = true
+		b := c.Priority
+		if b.Min < 0 || b.Min > MaxSchedulingPriority {
+			ps.addf(f+".priority.min", b.Min, "0 to %d", MaxSchedulingPriority)
+		}
+		if b.Max < 0 || b.Max > MaxSchedulingPriority {
+			ps.addf(f+".priority.max", b.Max, "0 to %d", MaxSchedulingPriority)
+		}
+		if b.Max < b.Min {
+			ps.addf(f+".priority.max", b.Max, "at least priority.min (%d)", b.Min)
+		}
+		for j := 0; j < i; j++ {
+			o := p.Classes[j].Priority
+			if b.Min <= o.Max && o.Min <= b.Max {
+				ps.addf(f+".priority", fmt.Sprintf("%d-%d", b.Min, b.Max),
+					"a band that does not overlap classes[%d] (%s, %d-%d)", j, p.Classes[j].Name, o.Min, o.Max)
+			}
+		}
+		if c.MaxRuntimeSeconds < 1 || c.MaxRuntimeSeconds > MaxRuntimeSecondsLimit {
+			ps.addf(f+".maxRuntimeSeconds", c.MaxRuntimeSeconds, "1 to %d (28 days)", MaxRuntimeSecondsLimit)
+		}
+		if r := deref(c.Retries); r < 0 || r > MaxRetries {
+			ps.addf(f+".retries", r, "0 to %d (Batch allows 1-10 attempts)", MaxRetries)
+		}
+		if c.PreemptionRetries != nil && (*c.PreemptionRetries < 0 || *c.PreemptionRetries > MaxPreemptionRetries) {
+			ps.addf(f+".preemptionRetries", *c.PreemptionRetries, "0 to %d, or omitted for unlimited", MaxPreemptionRetries)
+		}
+	}
+}
+
+func (p *Platform) validateTeams(ps *Problems) {
+	if len(p.Teams) == 0 {
+		ps.add("teams", "[]", "at least one team")
+	}
+	quota := p.Scheduling.Mode == ModeQuota
+	if quota && len(p.Teams) > MaxQuotaSharesPerQueue {
+		ps.addf("teams", fmt.Sprintf("%d teams", len(p.Teams)), "at most %d quota shares per queue", MaxQuotaSharesPerQueue)
+	}
+	seen := map[string]bool{}
+	totals := map[string]int{}
+	for i, t := range p.Teams {
+		f := fmt.Sprintf("teams[%d]", i)
+		if seen[t.Name] {
+			ps.add(f+".name", t.Name, "a name not used by another team")
+		}
+		seen[t.Name] = true
+		if !quota {
+			if !shareIDPattern.MatchString(t.Name) {
+				ps.add(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier)")
+			}
+			if t.Weight < MinWeight || t.Weight > MaxWeight {
+				ps.addf(f+".weight", t.Weight, "%g to %g", MinWeight, MaxWeight)
+			}
+			for _, q := range []struct {
+				field string
+				set   bool
+			}{
+				{"capacity", len(t.Capacity) > 0}, {"sharing", t.Sharing != ""},
+				{"borrowLimitPercent", t.BorrowLimitPercent != nil}, {"inSharePreemption", t.InSharePreemption != nil},
+			} {
+				if q.set {
+					ps.add(f+"."+q.field, "a value", "no value in fairshare mode (quota only)")
+				}
+			}
+			continue
+		}
+		if !batchNamePattern.MatchString(t.Name) {
+			ps.add(f+".name", t.Name, "1-128 letters, digits, '-' or '_' (a quota share name)")
+		}
+		if t.Weight != 0 {
+			ps.add(f+".weight", t.Weight, "no value in quota mode (fairshare only)")
+		}
+		if len(t.Capacity) == 0 {
+			ps.add(f+".capacity", "[]", "1 to 5 instance types with their guaranteed instances")
+		}
+		if len(t.Capacity) > MaxCapacityLimitsPerShare {
+			ps.addf(f+".capacity", fmt.Sprintf("%d instance types", len(t.Capacity)), "at most %d capacity limits per quota share", MaxCapacityLimitsPerShare)
+		}
+		types := map[string]bool{}
+		for j, c := range t.Capacity {
+			cf := fmt.Sprintf("%s.capacity[%d]", f, j)
+			checkInstanceType(ps, cf+".instanceType", c.InstanceType)
+			if types[c.InstanceType] {
+				ps.add(cf+".instanceType", c.InstanceType, "each instance type once per team")
+			}
+			types[c.InstanceType] = true
+			if p.PoolInstances(c.InstanceType) == 0 && instanceTypePattern.MatchString(c.InstanceType) {
+				ps.addf(cf+".instanceType", c.InstanceType, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
+			}
+			if c.Instances < 1 {
+				ps.add(cf+".instances", c.Instances, "at least 1")
+			}
+			totals[c.InstanceType] += c.Instances
+		}
+		switch t.Sharing {
+		case StrategyReserve, StrategyLend, StrategyLendAndBorrow:
+		default:
+			ps.add(f+".sharing", string(t.Sharing), "reserve, lend or lend-and-borrow")
+		}
+		if t.BorrowLimitPercent != nil {
+			if t.Sharing != StrategyLendAndBorrow {
+				ps.add(f+".borrowLimitPercent", *t.BorrowLimitPercent, "no value unless sharing is lend-and-borrow (sharing is "+string(t.Sharing)+")")
+			} else if *t.BorrowLimitPercent < -1 {
+				ps.add(f+".borrowLimitPercent", *t.BorrowLimitPercent, "-1 (unlimited) or a percentage of at least 0")
+			}
+		}
+	}
+	if quota {
+		types := make([]string, 0, len(totals))
+		for it := range totals {
+			types = append(types, it)
+		}
+		sort.Strings(types)
+		for _, it := range types {
+			if pool := p.PoolInstances(it); pool > 0 && totals[it] > pool {
+				ps.addf("teams[*].capacity", fmt.Sprintf("%d × %s in all", totals[it], it),
+					"at most the pool's %d × %s", pool, it)
+			}
+		}
+	}
+}
+
+func (p *Platform) validateMonitoring(ps *Problems) {
+	m := p.Monitoring
+	for i, e := range m.AlarmEmails {
+		if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
+			ps.add(fmt.Sprintf("monitoring.alarmEmails[%d]", i), e, "an e-mail address such as oncall@example.com")
+		}
+	}
+	names := make([]string, 0, len(m.MaxWaitSeconds))
+	for name := range m.MaxWaitSeconds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		f := "monitoring.maxWaitSeconds." + name
+		if _, ok := p.Class(name); !ok {
+			ps.addf(f, "(key)", "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+		}
+		if v := m.MaxWaitSeconds[name]; v < 60 || v > 7*24*3600 {
+			ps.add(f, v, "60 to 604800 seconds")
+		}
+	}
+	if v := m.UtilizationTargetPercent; v < 1 || v > 100 {
+		ps.add("monitoring.utilizationTargetPercent", v, "1 to 100")
+	}
+	if v := m.IdleAlarmSeconds; v < 60 || v > 86400 || v%60 != 0 {
+		ps.add("monitoring.idleAlarmSeconds", v, "60 to 86400, whole minutes")
+	}
+	for i, c := range m.FailureAlarmClasses {
+		if _, ok := p.Class(c); !ok {
+			ps.addf(fmt.Sprintf("monitoring.failureAlarmClasses[%d]", i), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+		}
+	}
+	if !validRetention[m.LogRetentionDays] {
+		ps.add("monitoring.logRetentionDays", m.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")
+	}
+}
+
+var validRetention = map[int]bool{1: true, 3: true, 5: true, 7: true, 14: true, 30: true, 60: true, 90: true,
+	120: true, 150: true, 180: true, 365: true, 400: true, 545: true, 731: true, 1096: true, 1827: true,
+	2192: true, 2557: true, 2922: true, 3288: true, 3653: true}
+
+func (p *Platform) validateSubmission(ps *Problems) {
+	s := p.Submission
+	seen := map[string]bool{}
+	for i, it := range s.InstanceTypes {
+		f := fmt.Sprintf("submission.instanceTypes[%d]", i)
+		checkInstanceType(ps, f, it)
+		if instanceTypePattern.MatchString(it) && p.PoolInstances(it) == 0 {
+			ps.addf(f, it, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
+		}
+		if seen[it] {
+			ps.add(f, it, "each instance type once")
+		}
+		seen[it] = true
+	}
+	for i, sub := range s.Submitters {
+		f := fmt.Sprintf("submission.submitters[%d]", i)
+		if !roleARNPattern.MatchString(sub.RoleARN) {
+			ps.add(f+".roleArn", sub.RoleARN, "an IAM role ARN such as arn:aws:iam::123456789012:role/pipeline")
+		}
+		if len(sub.Classes) == 0 {
+			ps.add(f+".classes", "[]", "at least one class name")
+		}
+		for j, c := range sub.Classes {
+			if _, ok := p.Class(c); !ok {
+				ps.addf(fmt.Sprintf("%s.classes[%d]", f, j), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+			}
+		}
+	}
+}
+
+func (p *Platform) validateTraining(ps *Problems) {
+	t := p.Training
+	checkURIs := func(field string, uris []string) {
+		for i, u := range uris {
+			if !s3URIPattern.MatchString(u) || strings.Contains(u, "*") {
+				ps.add(fmt.Sprintf("%s[%d]", field, i), u, "an s3://bucket/prefix URI without wildcards")
+			}
+		}
+	}
+	checkURIs("training.s3Read", t.S3Read)
+	checkURIs("training.s3Write", t.S3Write)
+	for i, r := range t.ECRRepositories {
+		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern.MatchString(r) {
+			ps.add(fmt.Sprintf("training.ecrRepositories[%d]", i), r, "an ECR repository name such as ml/trainer")
+		}
+	}
+}
