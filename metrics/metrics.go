@@ -1,0 +1,111 @@
+// Package metrics names every CloudWatch metric trainq publishes: its
+// namespace, metric names, units and the dimension sets each metric is
+// emitted with. The observer functions emit exactly these, and the alarm and
+// dashboard constructs import them, so a rename cannot silently break an
+// alarm.
+//
+// It is run-time code: it must never import the AWS CDK, jsii or constructs.
+package metrics
+
+// Namespace is the CloudWatch namespace of all trainq metrics.
+const Namespace = "trainq"
+
+// Dimension names.
+const (
+	Queue        = "Queue"
+	Class        = "Class"
+	Team         = "Team"
+	InstanceType = "InstanceType"
+)
+
+// Units, as CloudWatch spells them.
+const (
+	UnitCount   = "Count"
+	UnitSeconds = "Seconds"
+	UnitPercent = "Percent"
+)
+
+// Metric is one metric: its name, unit and the dimension sets it is emitted
+// with. An alarm or widget may only use a dimension set listed here.
+type Metric struct {
+	Name          string
+	Unit          string
+	DimensionSets [][]string
+}
+
+// HasDimensions reports whether m is emitted with exactly the dimension set
+// dims (order does not matter).
+func (m Metric) HasDimensions(dims ...string) bool {
+	for _, set := range m.DimensionSets {
+		if sameSet(set, dims) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		seen[x]--
+		if seen[x] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Dimension sets shared by several metrics.
+var (
+	perClassTeam = [][]string{{Queue, Class, Team}, {Queue, Class}, {Queue, Team}, {Queue}}
+	perType      = [][]string{{Queue, InstanceType}, {Queue}}
+	perTeamType  = [][]string{{Queue, Team, InstanceType}, {Queue, Team}}
+)
+
+// Metrics written by the observer from Batch job state-change events.
+var (
+	// JobsStarted counts jobs that reached RUNNING.
+	JobsStarted = Metric{"JobsStarted", UnitCount, perClassTeam}
+	// JobsSucceeded counts jobs that reached SUCCEEDED.
+	JobsSucceeded = Metric{"JobsSucceeded", UnitCount, perClassTeam}
+	// JobsFailed counts jobs that reached FAILED.
+	JobsFailed = Metric{"JobsFailed", UnitCount, perClassTeam}
+	// JobsPreempted counts preemptions of running jobs.
+	JobsPreempted = Metric{"JobsPreempted", UnitCount, perClassTeam}
+	// WaitSeconds is the time from RUNNABLE to RUNNING of each start.
+	WaitSeconds = Metric{"WaitSeconds", UnitSeconds, perClassTeam}
+	// RunSeconds is the time from RUNNING to SUCCEEDED or FAILED.
+	RunSeconds = Metric{"RunSeconds", UnitSeconds, perClassTeam}
+	// EventsRejected counts events the observer could not read.
+	EventsRejected = Metric{"EventsRejected", UnitCount, [][]string{{Queue}}}
+)
+
+// Metrics written by the poller from queue snapshots, once a minute.
+var (
+	// RunnableJobs is the number of jobs waiting to run.
+	RunnableJobs = Metric{"RunnableJobs", UnitCount, perClassTeam}
+	// OldestRunnableSeconds is the wait so far of the oldest runnable job.
+	OldestRunnableSeconds = Metric{"OldestRunnableSeconds", UnitSeconds, perClassTeam}
+	// InstancesInUse is the number of instances running jobs.
+	InstancesInUse = Metric{"InstancesInUse", UnitCount, append(append([][]string{}, perType...), perTeamType...)}
+	// CapacityUtilization is instances in use over the limit, in percent:
+	// the pool's limit per type and overall; the team's quota per team.
+	CapacityUtilization = Metric{"CapacityUtilization", UnitPercent, append(append([][]string{}, perType...), perTeamType...)}
+	// BorrowedInstances is the number of instances a team uses beyond its
+	// quota.
+	BorrowedInstances = Metric{"BorrowedInstances", UnitCount, perTeamType}
+)
+
+// All lists every metric trainq publishes.
+func All() []Metric {
+	return []Metric{
+		JobsStarted, JobsSucceeded, JobsFailed, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected,
+		RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization, BorrowedInstances,
+	}
+}
