@@ -1,0 +1,235 @@
+package metrics_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/metrics/emftest"
+)
+
+var at = time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC)
+
+func jobDims() map[string]string {
+	return map[string]string{
+		metrics.Queue: "trainq-training", metrics.Class: "production", metrics.Team: "search-ranking",
+	}
+}
+
+func TestEncodeIsReadBackAsCloudWatchWould(t *testing.T) {
+	tests := []struct {
+		name string
+		rec  func() *metrics.Record
+		want map[string][]float64
+	}{
+		{
+			name: "a job counter is published under each of its four dimension sets",
+			rec: func() *metrics.Record {
+				r := &metrics.Record{Time: at, Dimensions: jobDims()}
+				r.Add(metrics.JobsStarted, 1)
+				return r
+			},
+			want: map[string][]float64{
+				"trainq/JobsStarted{Class=production,Queue=trainq-training,Team=search-ranking}": {1},
+				"trainq/JobsStarted{Class=production,Queue=trainq-training}":                     {1},
+				"trainq/JobsStarted{Queue=trainq-training,Team=search-ranking}":                  {1},
+				"trainq/JobsStarted{Queue=trainq-training}":                                      {1},
+			},
+		},
+		{
+			name: "a gauge is published only under the set it is given",
+			rec: func() *metrics.Record {
+				r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q", metrics.InstanceType: "ml.p5.48xlarge"}}
+				r.Add(metrics.InstancesInUse, 12, []string{metrics.Queue, metrics.InstanceType})
+				r.Add(metrics.CapacityUtilization, 30, []string{metrics.Queue, metrics.InstanceType})
+				return r
+			},
+			want: map[string][]float64{
+				"trainq/InstancesInUse{InstanceType=ml.p5.48xlarge,Queue=q}":      {12},
+				"trainq/CapacityUtilization{InstanceType=ml.p5.48xlarge,Queue=q}": {30},
+			},
+		},
+		{
+			name: "properties are kept on the line but publish nothing",
+			rec: func() *metrics.Record {
+				r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q"},
+					Properties: map[string]any{"reason": "not JSON", "eventId": "e-1"}}
+				r.Add(metrics.EventsRejected, 1)
+				return r
+			},
+			want: map[string][]float64{"trainq/EventsRejected{Queue=q}": {1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line, err := tt.rec().Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := emftest.ValidateLine(line)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, line)
+			}
+			if diff := cmp.Diff(tt.want, emftest.Values(ds)); diff != "" {
+				t.Errorf("data points (-want +got):\n%s", diff)
+			}
+			for _, d := range ds {
+				if !d.Time.Equal(at) {
+					t.Errorf("%s: time %v, want %v", d.Key(), d.Time, at)
+				}
+				if m := byName(d.Name); d.Unit != m.Unit {
+					t.Errorf("%s: unit %q, want %q", d.Key(), d.Unit, m.Unit)
+				}
+			}
+		})
+	}
+}
+
+func TestEncodeKeepsProperties(t *testing.T) {
+	r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q"},
+		Properties: map[string]any{"reason": "detail-type \"x\" is not handled"}}
+	r.Add(metrics.EventsRejected, 1)
+	line, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(line), `"reason":"detail-type \"x\" is not handled"`) {
+		t.Errorf("reason missing from the line: %s", line)
+	}
+}
+
+func TestEncodeRefusesWhatCloudWatchWouldReject(t *testing.T) {
+	tests := []struct {
+		name    string
+		rec     func() *metrics.Record
+		wantErr string
+	}{
+		{"a record without metrics", func() *metrics.Record {
+			return &metrics.Record{Time: at, Dimensions: jobDims()}
+		}, "no metrics"},
+		{"a dimension set the metric does not list", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: jobDims()}
+			r.Add(metrics.EventsRejected, 1, []string{metrics.Queue, metrics.Team})
+			return r
+		}, "is not one of its sets"},
+		{"a dimension without a value", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q"}}
+			r.Add(metrics.JobsFailed, 1)
+			return r
+		}, `dimension "Class" of set`},
+		{"the same metric twice", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: jobDims()}
+			r.Add(metrics.JobsFailed, 1)
+			r.Add(metrics.JobsFailed, 1)
+			return r
+		}, "already used"},
+		{"a value that is not a number", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: jobDims()}
+			r.Add(metrics.WaitSeconds, math.NaN())
+			return r
+		}, "not a finite number"},
+		{"an empty dimension value", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: " "}}
+			r.Add(metrics.EventsRejected, 1)
+			return r
+		}, "is empty"},
+		{"a dimension value that is not ASCII", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "équipe"}}
+			r.Add(metrics.EventsRejected, 1)
+			return r
+		}, "only printable ASCII"},
+		{"a property named like a metric", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q"},
+				Properties: map[string]any{"EventsRejected": "x"}}
+			r.Add(metrics.EventsRejected, 1)
+			return r
+		}, "already used"},
+		{"a property named _aws", func() *metrics.Record {
+			r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q"},
+				Properties: map[string]any{"_aws": "x"}}
+			r.Add(metrics.EventsRejected, 1)
+			return r
+		}, "reserved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.rec().Encode()
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseEMFReadsTheSpecificationExample(t *testing.T) {
+	// The valid example of the EMF specification.
+	line := `{"_aws":{"Timestamp":1574109732004,"CloudWatchMetrics":[{"Namespace":"lambda-function-metrics",` +
+		`"Dimensions":[["functionVersion"]],"Metrics":[{"Name":"time","Unit":"Milliseconds","StorageResolution":60}]}]},` +
+		`"functionVersion":"$LATEST","time":100,"requestId":"989ffbf8-9ace-4817-a57c-e4dd734019ee"}`
+	got, err := emftest.ValidateLine([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []metrics.Datum{{
+		Namespace: "lambda-function-metrics", Name: "time", Unit: "Milliseconds",
+		Dimensions: map[string]string{"functionVersion": "$LATEST"}, Values: []float64{100},
+		Time: time.UnixMilli(1574109732004).UTC(),
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParseEMFRejectsInvalidLines(t *testing.T) {
+	const ok = `{"_aws":{"Timestamp":1,"CloudWatchMetrics":[{"Namespace":"n","Dimensions":[["Queue"]],"Metrics":[{"Name":"m","Unit":"Count"}]}]},"Queue":"q","m":1}`
+	if _, err := metrics.ParseEMF([]byte(ok)); err != nil {
+		t.Fatalf("the reference line is refused: %v", err)
+	}
+	tests := []struct{ name, line, wantErr string }{
+		{"text after the object", ok + ` trailing`, "after the JSON object"},
+		{"not JSON", `START RequestId: 1`, "not a JSON object"},
+		{"no _aws", `{"Queue":"q","m":1}`, "_aws is missing"},
+		{"no timestamp", strings.Replace(ok, `"Timestamp":1,`, ``, 1), "Timestamp is missing"},
+		{"a fractional timestamp", strings.Replace(ok, `"Timestamp":1,`, `"Timestamp":1.5,`, 1), "not an integer"},
+		{"a dimension missing from the root", strings.Replace(ok, `"Queue":"q",`, ``, 1), `dimension "Queue" has no string member`},
+		{"a dimension that is a number", strings.Replace(ok, `"Queue":"q"`, `"Queue":3`, 1), `dimension "Queue" has no string member`},
+		{"a metric value that is a string", strings.Replace(ok, `"m":1`, `"m":"1"`, 1), "not a number or an array"},
+		{"an unknown unit", strings.Replace(ok, `"Unit":"Count"`, `"Unit":"Instances"`, 1), "not a CloudWatch unit"},
+		{"no dimension sets", strings.Replace(ok, `[["Queue"]]`, `[]`, 1), "missing, empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := metrics.ParseEMF([]byte(tt.line))
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseEMFRefusesTooManyDimensions(t *testing.T) {
+	var keys, members []string
+	for i := range metrics.MaxDimensionsPerSet + 1 {
+		k := "D" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		keys = append(keys, `"`+k+`"`)
+		members = append(members, `"`+k+`":"v"`)
+	}
+	line := `{"_aws":{"Timestamp":1,"CloudWatchMetrics":[{"Namespace":"n","Dimensions":[[` + strings.Join(keys, ",") +
+		`]],"Metrics":[{"Name":"m"}]}]},` + strings.Join(members, ",") + `,"m":1}`
+	if _, err := metrics.ParseEMF([]byte(line)); err == nil || !strings.Contains(err.Error(), "at most 30") {
+		t.Errorf("error %v, want one about at most 30 keys", err)
+	}
+}
+
+func byName(name string) metrics.Metric {
+	for _, m := range metrics.All() {
+		if m.Name == name {
+			return m
+		}
+	}
+	return metrics.Metric{}
+}
