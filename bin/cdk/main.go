@@ -1,0 +1,50 @@
+// Command cdk is the trainq CDK app that cdk.json runs. It synthesizes the
+// platform stack from the platform file given as context
+// (`--context platform=FILE`, or CDK_CONTEXT_JSON), or from the embedded
+// default platform, with cdk-nag's AwsSolutions checks applied.
+//
+// Run directly (`go run ./bin/cdk`), it writes to cdk.out/ and exits non-zero
+// when the platform is invalid or any error annotation (cdk-nag included) was
+// raised, so nothing invalid is ever left for a deploy.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/trainq/trainq/stacks"
+)
+
+func main() {
+	code := run()
+	jsii.Close()
+	os.Exit(code)
+}
+
+func run() int {
+	props := &awscdk.AppProps{}
+	if os.Getenv("CDK_OUTDIR") == "" {
+		props.Outdir = jsii.String("cdk.out")
+	}
+	app := awscdk.NewApp(props)
+	p, err := stacks.PlatformFromContext(app)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trainq:", err)
+		return 1
+	}
+	stacks.NewPlatformApp(app, p, stacks.EnvFromEnvironment())
+	assembly := app.Synth(nil)
+	errs := stacks.ErrorAnnotations(assembly)
+	for _, e := range errs {
+		fmt.Fprintln(os.Stderr, "error:", e)
+	}
+	if len(errs) > 0 {
+		fmt.Fprintf(os.Stderr, "trainq: %d error annotations; fix them or suppress each with a reason\n", len(errs))
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "trainq: synthesized platform %q into %s\n", p.Name, *assembly.Directory())
+	return 0
+}

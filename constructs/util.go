@@ -1,0 +1,58 @@
+package constructs
+
+import (
+	"regexp"
+	"sort"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+var (
+	instanceTypePattern          = regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`)
+	batchNamePattern             = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	serviceEnvironmentARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:batch:[a-z0-9-]+:[0-9]{12}:service-environment/[a-zA-Z0-9_-]{1,128}$`)
+	jobQueueARNPattern           = regexp.MustCompile(`^arn:aws[a-z-]*:batch:[a-z0-9-]+:[0-9]{12}:job-queue/[a-zA-Z0-9_-]{1,128}$`)
+	roleARNPattern               = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
+)
+
+func isInstanceType(s string) bool { return instanceTypePattern.MatchString(s) }
+
+func nodePath(scope constructs.Construct) string {
+	if scope == nil {
+		return ""
+	}
+	p := *scope.Node().Path()
+	if p == "" {
+		return "(app)"
+	}
+	return p
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return jsii.String(s)
+}
+
+// tagMap converts tags to the jsii form, nil when empty.
+func tagMap(tags map[string]string) *map[string]*string {
+	if len(tags) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]*string, len(tags))
+	for _, k := range keys {
+		out[k] = jsii.String(tags[k])
+	}
+	return &out
+}
+
+// isToken reports whether s holds an unresolved CDK token.
+func isToken(s string) bool { return *awscdk.Token_IsUnresolved(jsii.String(s)) }

@@ -1,0 +1,197 @@
+// Package stacks composes trainq's constructs into the platform stack: one
+// stack that deploys a whole platform description. It is build-time code; the
+// run-time packages (platform, submit, observe, simulate, …) must never import
+// it.
+package stacks
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	tq "github.com/trainq/trainq/constructs"
+	"github.com/trainq/trainq/platform"
+)
+
+// PlatformStackProps configures a PlatformStack.
+type PlatformStackProps struct {
+	awscdk.StackProps
+	// Platform is the validated platform description. Required.
+	Platform *platform.Platform
+}
+
+// PlatformStack is everything a platform needs, in one stack.
+type PlatformStack interface {
+	awscdk.Stack
+	// Pool is the GPU capacity pool.
+	Pool() tq.CapacityPool
+	// Queue is the training job queue.
+	Queue() tq.TrainingQueue
+	// ExecutionRole is the SageMaker execution role of the jobs.
+	ExecutionRole() tq.ExecutionRole
+	// ArtifactsBucket receives the jobs' output.
+	ArtifactsBucket() awss3.Bucket
+}
+
+type platformStack struct {
+	awscdk.Stack
+	pool      tq.CapacityPool
+	queue     tq.TrainingQueue
+	role      tq.ExecutionRole
+	artifacts awss3.Bucket
+}
+
+// NewPlatformStack builds the stack of a platform. The platform must have
+// been validated (platform.Parse, LoadFile and Default do that).
+func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStackProps) PlatformStack {
+	if props == nil || props.Platform == nil {
+		panic(fmt.Sprintf("trainq.PlatformStack %s: Platform is nil; want a validated *platform.Platform", id))
+	}
+	p := props.Platform
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("trainq.PlatformStack %s: %v", id, err))
+	}
+	sp := props.StackProps
+	if sp.Description == nil {
+		sp.Description = jsii.String(fmt.Sprintf("trainq platform %s: GPU training queue on AWS Batch for SageMaker Training", p.Name))
+	}
+	stack := awscdk.NewStack(scope, jsii.String(id), &sp)
+	awscdk.Tags_Of(stack).Add(jsii.String("trainq:platform"), jsii.String(p.Name), nil)
+	s := &platformStack{Stack: stack}
+
+	s.pool = tq.NewCapacityPool(stack, "Pool", poolProps(p))
+	s.artifacts = newArtifactsBucket(stack)
+	s.role = tq.NewExecutionRole(stack, "ExecutionRole", executionRoleProps(stack, p, s.artifacts))
+	s.queue = tq.NewTrainingQueue(stack, "Queue", queueProps(p, s.pool, s.role))
+	if p.Scheduling.Mode == platform.ModeQuota {
+		for _, t := range p.Teams {
+			s.queue.AddQuotaShare("Share-"+t.Name, quotaShareProps(t))
+		}
+	}
+
+	output(stack, "JobQueueArn", s.queue.JobQueueArn(), "ARN of the training job queue")
+	output(stack, "ExecutionRoleArn", s.role.RoleArn(), "SageMaker execution role of the jobs")
+	output(stack, "ArtifactsBucketName", s.artifacts.BucketName(), "bucket for the jobs' output (s3://NAME/)")
+	return s
+}
+
+func (s *platformStack) Pool() tq.CapacityPool           { return s.pool }
+func (s *platformStack) Queue() tq.TrainingQueue         { return s.queue }
+func (s *platformStack) ExecutionRole() tq.ExecutionRole { return s.role }
+func (s *platformStack) ArtifactsBucket() awss3.Bucket   { return s.artifacts }
+
+func output(stack awscdk.Stack, id string, value *string, description string) {
+	awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
+}
+
+// poolProps limits capacity per instance type for quota shares, or in total
+// for fair share.
+func poolProps(p *platform.Platform) *tq.CapacityPoolProps {
+	props := &tq.CapacityPoolProps{ServiceEnvironmentName: p.ServiceEnvironmentName()}
+	if p.Scheduling.Mode == platform.ModeFairShare {
+		props.TotalInstances = p.TotalInstances()
+		return props
+	}
+	for _, pool := range p.Pools {
+		props.InstanceTypes = append(props.InstanceTypes, tq.InstanceCapacity{InstanceType: pool.InstanceType, Instances: pool.Instances})
+	}
+	return props
+}
+
+func queueProps(p *platform.Platform, pool tq.ICapacityPool, role tq.IExecutionRole) *tq.TrainingQueueProps {
+	props := &tq.TrainingQueueProps{
+		Pool:          pool,
+		ExecutionRole: role,
+		JobQueueName:  p.JobQueueName(),
+		Priority:      p.Scheduling.QueuePriority,
+	}
+	if p.Scheduling.Mode == platform.ModeFairShare {
+		fs := &tq.FairShareProps{
+			ShareDecaySeconds:  *p.Scheduling.ShareDecaySeconds,
+			ComputeReservation: *p.Scheduling.ComputeReservation,
+		}
+		for _, t := range p.Teams {
+			fs.Shares = append(fs.Shares, tq.FairShare{ShareIdentifier: t.Name, WeightFactor: t.Weight})
+		}
+		props.FairShare = fs
+	}
+	return props
+}
+
+func quotaShareProps(t platform.Team) *tq.QuotaShareProps {
+	props := &tq.QuotaShareProps{
+		QuotaShareName:     t.Name,
+		Strategy:           t.Sharing,
+		BorrowLimitPercent: t.BorrowLimitPercent,
+		InSharePreemption:  t.InSharePreemption,
+	}
+	for _, c := range t.Capacity {
+		props.Capacity = append(props.Capacity, tq.InstanceCapacity{InstanceType: c.InstanceType, Instances: c.Instances})
+	}
+	return props
+}
+
+// newArtifactsBucket creates the encrypted, TLS-only bucket that receives
+// the jobs' output, with access logs in a bucket of their own.
+func newArtifactsBucket(stack awscdk.Stack) awss3.Bucket {
+	logs := awss3.NewBucket(stack, jsii.String("AccessLogs"), &awss3.BucketProps{
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:        jsii.Bool(true),
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Expiration: awscdk.Duration_Days(jsii.Number(365)),
+		}},
+	})
+	cdknag.NagSuppressions_AddResourceSuppressions(logs, &[]*cdknag.NagPackSuppression{{
+		Id:     jsii.String("AwsSolutions-S1"),
+		Reason: jsii.String("This bucket receives the artifacts bucket's access logs; logging it to itself would loop."),
+	}}, jsii.Bool(false))
+	return awss3.NewBucket(stack, jsii.String("Artifacts"), &awss3.BucketProps{
+		Encryption:             awss3.BucketEncryption_S3_MANAGED,
+		BlockPublicAccess:      awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:             jsii.Bool(true),
+		Versioned:              jsii.Bool(true),
+		ObjectOwnership:        awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		RemovalPolicy:          awscdk.RemovalPolicy_RETAIN,
+		ServerAccessLogsBucket: logs,
+		ServerAccessLogsPrefix: jsii.String("artifacts/"),
+	})
+}
+
+// executionRoleProps grants the role the artifacts bucket and the platform's
+// declared S3 prefixes and ECR repositories, nothing else.
+func executionRoleProps(stack awscdk.Stack, p *platform.Platform, artifacts awss3.IBucket) *tq.ExecutionRoleProps {
+	buckets := map[string]awss3.IBucket{}
+	location := func(uri string) tq.S3Location {
+		u, err := url.Parse(uri)
+		if err != nil {
+			panic(fmt.Sprintf("trainq.PlatformStack: training S3 URI %q: %v", uri, err))
+		}
+		b, ok := buckets[u.Host]
+		if !ok {
+			b = awss3.Bucket_FromBucketName(stack, jsii.String("Bucket-"+u.Host), jsii.String(u.Host))
+			buckets[u.Host] = b
+		}
+		return tq.S3Location{Bucket: b, Prefix: strings.TrimPrefix(u.Path, "/")}
+	}
+	props := &tq.ExecutionRoleProps{Write: []tq.S3Location{{Bucket: artifacts}}}
+	for _, uri := range p.Training.S3Read {
+		props.Read = append(props.Read, location(uri))
+	}
+	for _, uri := range p.Training.S3Write {
+		props.Write = append(props.Write, location(uri))
+	}
+	for _, name := range p.Training.ECRRepositories {
+		props.Repositories = append(props.Repositories,
+			awsecr.Repository_FromRepositoryName(stack, jsii.String("Repository-"+strings.ReplaceAll(name, "/", "-")), jsii.String(name)))
+	}
+	return props
+}
