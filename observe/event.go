@@ -1,0 +1,134 @@
+package observe
+
+import (
+	"strings"
+	"time"
+)
+
+// EventSource and DetailType identify the AWS Batch events the observer reads.
+const (
+	EventSource = "aws.batch"
+	DetailType  = "Batch Service Job State Change"
+)
+
+// Service job statuses, as AWS Batch spells them.
+const (
+	StatusSubmitted = "SUBMITTED"
+	StatusPending   = "PENDING"
+	StatusRunnable  = "RUNNABLE"
+	StatusScheduled = "SCHEDULED"
+	StatusStarting  = "STARTING"
+	StatusRunning   = "RUNNING"
+	StatusSucceeded = "SUCCEEDED"
+	StatusFailed    = "FAILED"
+)
+
+var knownStatuses = map[string]bool{
+	StatusSubmitted: true, StatusPending: true, StatusRunnable: true, StatusScheduled: true,
+	StatusStarting: true, StatusRunning: true, StatusSucceeded: true, StatusFailed: true,
+}
+
+// Event is the EventBridge envelope of a Batch service job state change.
+type Event struct {
+	Version    string   `json:"version"`
+	ID         string   `json:"id"`
+	DetailType string   `json:"detail-type"`
+	Source     string   `json:"source"`
+	Account    string   `json:"account"`
+	Time       string   `json:"time"`
+	Region     string   `json:"region"`
+	Resources  []string `json:"resources"`
+	Detail     *Detail  `json:"detail"`
+}
+
+// Detail is the event's detail: DescribeServiceJob's answer without tags and
+// serviceRequestPayload. Timestamps are Unix milliseconds. Fields Batch may
+// leave out are pointers or empty.
+type Detail struct {
+	JobARN                  string                   `json:"jobArn"`
+	JobID                   string                   `json:"jobId"`
+	JobName                 string                   `json:"jobName"`
+	JobQueue                string                   `json:"jobQueue"`
+	ServiceJobType          string                   `json:"serviceJobType"`
+	Status                  string                   `json:"status"`
+	StatusReason            string                   `json:"statusReason"`
+	CreatedAt               *int64                   `json:"createdAt"`
+	ScheduledAt             *int64                   `json:"scheduledAt"`
+	StartedAt               *int64                   `json:"startedAt"`
+	StoppedAt               *int64                   `json:"stoppedAt"`
+	SchedulingPriority      *int                     `json:"schedulingPriority"`
+	ShareIdentifier         string                   `json:"shareIdentifier"`
+	QuotaShareName          string                   `json:"quotaShareName"`
+	IsTerminated            *bool                    `json:"isTerminated"`
+	Attempts                []Attempt                `json:"attempts"`
+	CapacityUsage           []CapacityUsage          `json:"capacityUsage"`
+	PreemptionSummary       *PreemptionSummary       `json:"preemptionSummary"`
+	PreemptionConfiguration *PreemptionConfiguration `json:"preemptionConfiguration"`
+}
+
+// Attempt is one attempt of a service job (also a preempted attempt).
+type Attempt struct {
+	ServiceResourceID *ServiceResourceID `json:"serviceResourceId"`
+	StartedAt         *int64             `json:"startedAt"`
+	StoppedAt         *int64             `json:"stoppedAt"`
+	StatusReason      string             `json:"statusReason"`
+}
+
+// ServiceResourceID names the SageMaker training job of an attempt.
+type ServiceResourceID struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// CapacityUsage is the capacity a job holds: for service jobs, the unit is the
+// instance type and the quantity the instance count.
+type CapacityUsage struct {
+	CapacityUnit string  `json:"capacityUnit"`
+	Quantity     float64 `json:"quantity"`
+}
+
+// PreemptionSummary summarizes a job's preemptions; Batch adds it once the
+// job has been preempted.
+type PreemptionSummary struct {
+	PreemptedAttemptCount   int       `json:"preemptedAttemptCount"`
+	RecentPreemptedAttempts []Attempt `json:"recentPreemptedAttempts"`
+}
+
+// PreemptionConfiguration is the job's preemption retry limit.
+type PreemptionConfiguration struct {
+	PreemptionRetriesBeforeTermination *int `json:"preemptionRetriesBeforeTermination"`
+}
+
+// Share returns the job's share: its quota share name, else its fair-share
+// identifier. trainq names each share after its team.
+func (d *Detail) Share() string {
+	if d.QuotaShareName != "" {
+		return d.QuotaShareName
+	}
+	return d.ShareIdentifier
+}
+
+// InstanceType returns the instance type and count the job holds, when the
+// detail says.
+func (d *Detail) InstanceType() (string, float64, bool) {
+	for _, c := range d.CapacityUsage {
+		if c.CapacityUnit != "" {
+			return c.CapacityUnit, c.Quantity, true
+		}
+	}
+	return "", 0, false
+}
+
+// QueueName returns the last segment of a job queue ARN
+// (arn:aws:batch:region:account:job-queue/NAME), or s itself when it is
+// already a name.
+func QueueName(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && strings.HasPrefix(s, "arn:") {
+		return s[i+1:]
+	}
+	return s
+}
+
+func millis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func seconds(fromMS, toMS int64) float64 { return float64(toMS-fromMS) / 1000 }

@@ -1,0 +1,250 @@
+package observe_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/metrics/emftest"
+	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/platform"
+)
+
+const (
+	queueName = "trainq-training"
+	queueARN  = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+)
+
+// clock is the fixed time the tests stamp metrics with.
+var clock = time.Date(2026, 11, 29, 17, 30, 0, 0, time.UTC)
+
+func fixedClock() time.Time { return clock }
+
+// perJob lists the four data points one job metric yields: per class and
+// team, per class, per team and for the queue.
+func perJob(name, class, team string, v float64) map[string][]float64 {
+	return map[string][]float64{
+		"trainq/" + name + "{Class=" + class + ",Queue=" + queueName + ",Team=" + team + "}": {v},
+		"trainq/" + name + "{Class=" + class + ",Queue=" + queueName + "}":                   {v},
+		"trainq/" + name + "{Queue=" + queueName + ",Team=" + team + "}":                     {v},
+		"trainq/" + name + "{Queue=" + queueName + "}":                                       {v},
+	}
+}
+
+func rejected() map[string][]float64 {
+	return map[string][]float64{"trainq/EventsRejected{Queue=" + queueName + "}": {1}}
+}
+
+func merge(ms ...map[string][]float64) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = append(out[k], v...)
+		}
+	}
+	return out
+}
+
+// invoke runs one fixture through the real Lambda decode path and returns
+// what the observer printed.
+func invoke(t *testing.T, fixture string) []byte {
+	t.Helper()
+	payload, err := os.ReadFile(filepath.Join("testdata", "events", fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	obs, err := observe.NewObserver(platform.Default(), queueARN, fixedClock, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := lambda.NewHandler(obs).Invoke(context.Background(), payload)
+	if err != nil {
+		t.Fatalf("invoke %s: %v (the observer must never fail on an event)", fixture, err)
+	}
+	if string(resp) != "null" {
+		t.Errorf("invoke %s: answer %s, want null", fixture, resp)
+	}
+	return out.Bytes()
+}
+
+func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		want    map[string][]float64
+	}{
+		{"a submitted job yields no metric", "submitted.json", map[string][]float64{}},
+		{"a pending job yields no metric", "pending.json", map[string][]float64{}},
+		{"a runnable job that was never preempted yields no metric", "runnable.json", map[string][]float64{}},
+		{"a scheduled job yields no metric", "scheduled.json", map[string][]float64{}},
+		{"a starting job yields no metric", "starting.json", map[string][]float64{}},
+		{
+			// created 16:00:00, started 16:07:00: (420000-0)/1000 = 420 s.
+			"a running job counts a start and its wait since creation", "running.json",
+			merge(perJob("JobsStarted", "production", "search-ranking", 1),
+				perJob("WaitSeconds", "production", "search-ranking", 420)),
+		},
+		{
+			// attempt 16:07:00 to 17:07:00: 3600000/1000 = 3600 s.
+			"a succeeded job counts a success and its run time", "succeeded.json",
+			merge(perJob("JobsSucceeded", "production", "search-ranking", 1),
+				perJob("RunSeconds", "production", "search-ranking", 3600)),
+		},
+		{
+			// priority 550 is in research's band 500-599; attempt ran 1800500 ms = 1800.5 s.
+			"a failed research job counts a failure and its run time", "failed.json",
+			merge(perJob("JobsFailed", "research", "search-research", 1),
+				perJob("RunSeconds", "research", "search-research", 1800.5)),
+		},
+		{
+			"a job terminated before it ever ran counts a failure without run time", "failed-before-start.json",
+			perJob("JobsFailed", "sweep", "search-research", 1),
+		},
+		{
+			"a sweep requeued by a preemption counts a preemption", "preempted-requeued.json",
+			perJob("JobsPreempted", "sweep", "search-research", 1),
+		},
+		{
+			// preempted at 17:10:00, restarted at 17:25:00: (5100000-4200000)/1000 = 900 s,
+			// and the old preemption is not counted again.
+			"a job restarting after a preemption waits from the preemption", "running-after-preemption.json",
+			merge(perJob("JobsStarted", "sweep", "search-research", 1),
+				perJob("WaitSeconds", "sweep", "search-research", 900)),
+		},
+		{
+			// 3 preemptions > 2 preemption retries: Batch failed it; the last attempt ran
+			// from 16:35:00 to 16:45:00, (2700000-2100000)/1000 = 600 s.
+			"a job failed by its last allowed preemption counts a failure and a preemption", "preempted-failed.json",
+			merge(perJob("JobsFailed", "sweep", "search-ranking", 1),
+				perJob("JobsPreempted", "sweep", "search-ranking", 1),
+				perJob("RunSeconds", "sweep", "search-ranking", 600)),
+		},
+		{
+			"a requeued job cancelled while waiting counts a failure, no preemption, no run time", "failed-while-requeued.json",
+			perJob("JobsFailed", "sweep", "search-research", 1),
+		},
+		{
+			"a running job without creation time counts the start and a partial rejection", "running-missing-created.json",
+			merge(perJob("JobsStarted", "production", "search-ranking", 1), rejected()),
+		},
+		{
+			"a succeeded job without timestamps counts the success and a partial rejection", "succeeded-missing-timestamps.json",
+			merge(perJob("JobsSucceeded", "production", "search-ranking", 1), rejected()),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := emftest.Lines(t, invoke(t, tt.fixture))
+			if diff := cmp.Diff(tt.want, emftest.Values(ds)); diff != "" {
+				t.Errorf("%s: data points (-want +got):\n%s", tt.fixture, diff)
+			}
+			for _, d := range ds {
+				if !d.Time.Equal(clock) {
+					t.Errorf("%s: stamped %v, want the clock's %v", d.Key(), d.Time, clock)
+				}
+			}
+		})
+	}
+}
+
+func TestObserverRejectsWhatItCannotRead(t *testing.T) {
+	tests := []struct {
+		name, fixture, reason, mentions string
+	}{
+		{"a payload that is not JSON", "not-json.txt", observe.ReasonNotJSON, "not a JSON event"},
+		{"a JSON array instead of an event", "json-array.json", observe.ReasonNotJSON, "not a JSON event"},
+		{"a container job event", "wrong-detail-type.json", observe.ReasonNotBatchEvent, "Batch Job State Change"},
+		{"an event without detail", "no-detail.json", observe.ReasonNoDetail, "no detail"},
+		{"a job of another queue", "other-queue.json", observe.ReasonOtherQueue, "other-team-queue"},
+		{"a status Batch does not have", "unknown-status.json", observe.ReasonUnknownStatus, "CANCELLED"},
+		{"a share that is no team", "unknown-share.json", observe.ReasonUnknownJob, `"ads-ranking"`},
+		{"a job without share", "no-share.json", observe.ReasonUnknownJob, "neither quotaShareName nor shareIdentifier"},
+		{"a priority between the research and production bands", "priority-outside-bands.json", observe.ReasonUnknownJob, "700 is outside every class band"},
+		{"a job without priority", "no-priority.json", observe.ReasonUnknownJob, "no schedulingPriority"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := invoke(t, tt.fixture)
+			if diff := cmp.Diff(rejected(), emftest.Values(emftest.Lines(t, out))); diff != "" {
+				t.Errorf("data points (-want +got):\n%s", diff)
+			}
+			var line struct {
+				Reason  string `json:"reason"`
+				Message string `json:"message"`
+			}
+			if err := json.Unmarshal(bytes.TrimSpace(out), &line); err != nil {
+				t.Fatalf("want exactly one JSON line: %v\n%s", err, out)
+			}
+			if line.Reason != tt.reason || !strings.Contains(line.Message, tt.mentions) {
+				t.Errorf("reason %q, message %q; want reason %q and a message mentioning %q", line.Reason, line.Message, tt.reason, tt.mentions)
+			}
+		})
+	}
+}
+
+func TestObserverKeepsJobDetailsOnTheLine(t *testing.T) {
+	out := invoke(t, "running.json")
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(out), &line); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"jobId": "7d0c5a52-4d8e-4b1f-9a55-0f6a3c2e1b01", "eventId": "e-running", "status": "RUNNING",
+		"instanceType": "ml.p5.48xlarge", "instanceCount": 4.0, "share": "search-ranking", "schedulingPriority": 950.0,
+	}
+	for k, v := range want {
+		if diff := cmp.Diff(v, line[k]); diff != "" {
+			t.Errorf("property %s (-want +got):\n%s", k, diff)
+		}
+	}
+}
+
+func TestObserverAcceptsTheQueueByName(t *testing.T) {
+	payload, err := os.ReadFile(filepath.Join("testdata", "events", "running.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	obs, err := observe.NewObserver(platform.Default(), "", fixedClock, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obs.Invoke(context.Background(), payload); err != nil {
+		t.Fatal(err)
+	}
+	got := emftest.Values(emftest.Lines(t, out.Bytes()))
+	if _, ok := got["trainq/JobsStarted{Queue="+queueName+"}"]; !ok {
+		t.Errorf("with no queue configured the platform's queue %s should be observed; got %v", queueName, got)
+	}
+}
+
+// TestObserverEmitsEveryEventMetricWithEverySet runs all fixtures and checks
+// that each metric the observer owns was published under every dimension
+// set the metrics package promises, and under no other.
+func TestObserverEmitsEveryEventMetricWithEverySet(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []metrics.Datum
+	for _, e := range entries {
+		all = append(all, emftest.Lines(t, invoke(t, e.Name()))...)
+	}
+	owned := []metrics.Metric{
+		metrics.JobsStarted, metrics.JobsSucceeded, metrics.JobsFailed, metrics.JobsPreempted,
+		metrics.WaitSeconds, metrics.RunSeconds, metrics.EventsRejected,
+	}
+	if diff := cmp.Diff(emftest.DeclaredSets(owned), emftest.Sets(all)); diff != "" {
+		t.Errorf("dimension sets (-declared +emitted):\n%s", diff)
+	}
+}
