@@ -1,0 +1,584 @@
+package simulate
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/trace"
+)
+
+// Policy selects what a run simulates.
+type Policy string
+
+const (
+	// PolicyPlatform simulates the platform's own scheduling: quota shares or
+	// fair share, as its scheduling.mode says.
+	PolicyPlatform Policy = "platform"
+	// PolicyFIFO simulates one strict first-in-first-out queue over the same
+	// pools: no shares, no priorities, no preemption, and a job that does not
+	// fit blocks every job behind it (head-of-line blocking).
+	PolicyFIFO Policy = "fifo"
+)
+
+// Source yields trace jobs in submit order and io.EOF after the last one.
+// *trace.Reader is a Source.
+type Source interface {
+	Next() (trace.Job, error)
+}
+
+// SliceSource is a Source over jobs held in memory.
+type SliceSource struct {
+	Jobs []trace.Job
+	i    int
+}
+
+// Next returns the next job or io.EOF.
+func (s *SliceSource) Next() (trace.Job, error) {
+	if s.i >= len(s.Jobs) {
+		return trace.Job{}, io.EOF
+	}
+	s.i++
+	return s.Jobs[s.i-1], nil
+}
+
+// Options tune a run. The zero value simulates the platform policy with the
+// default victim rule.
+type Options struct {
+	// Policy is what to simulate. Default: PolicyPlatform.
+	Policy Policy
+	// Victims chooses which running job to preempt. Default: DefaultVictims.
+	Victims VictimChooser
+	// Progress, when set, is called with the number of jobs read so far every
+	// 4096 jobs and once at the end.
+	Progress func(jobsRead int)
+	// Observer, when set, sees every start, preemption and end; tests use it
+	// to check invariants.
+	Observer Observer
+}
+
+// Observer sees each state change of a run as it happens, with a view of the
+// capacity in use right after it.
+type Observer interface {
+	Observe(e Event, s *State)
+}
+
+// EventKind is what happened to a job.
+type EventKind uint8
+
+// Event kinds.
+const (
+	EventStart EventKind = iota + 1
+	EventPreempt
+	EventComplete
+	EventFail
+)
+
+// Event is one change of a job's state at simulated time At.
+type Event struct {
+	Kind         EventKind
+	At           int64
+	JobID        string
+	Team         string
+	Class        string
+	InstanceType string
+	Instances    int
+	Priority     int
+	// Submit is when the job was submitted (its place in the queue).
+	Submit int64
+	// Reason says why a job failed.
+	Reason string
+}
+
+// state of a job.
+const (
+	stWaiting uint8 = iota + 1
+	stRunning
+	stDone
+)
+
+type job struct {
+	id         string
+	submit     int64
+	duration   int64
+	order      int64 // submission order, the last tie-break
+	start      int64
+	runTotal   int64
+	prio       int32 // AWS Batch scheduling priority
+	k          int32 // instances
+	typ        int16
+	share      int16
+	class      int16
+	attempts   int16 // attempts that ended in a timeout
+	preempts   int32
+	epoch      int32 // bumps when a running attempt is cut short
+	runIdx     int32 // position in running[share][typ]
+	state      uint8
+	timeoutEnd bool
+}
+
+// ending is a scheduled end of a running attempt.
+type ending struct {
+	at    int64
+	job   int32
+	epoch int32
+}
+
+type endHeap []ending
+
+func (h endHeap) Len() int { return len(h) }
+func (h endHeap) Less(a, b int) bool {
+	if h[a].at != h[b].at {
+		return h[a].at < h[b].at
+	}
+	return h[a].job < h[b].job
+}
+func (h endHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *endHeap) Push(x any)   { *h = append(*h, x.(ending)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// State is the capacity in use at one moment, as an Observer sees it.
+type State struct {
+	// Types are the pool's instance types, in platform order.
+	Types []string
+	// Pool is the capacity of each type.
+	Pool []int
+	// Used is the instances in use per type.
+	Used []int
+	// Teams are the team names, in platform order.
+	Teams []string
+	// TeamUsed is the instances in use per team and type.
+	TeamUsed [][]int
+}
+
+// engine holds one run.
+type engine struct {
+	p      *platform.Platform
+	opts   Options
+	policy Policy
+	mode   platform.Mode
+
+	types   []string
+	typeIdx map[string]int
+	teamIdx map[string]int
+	classIx map[string]int
+	classes []platform.Class
+
+	pool     []int       // capacity per type
+	used     []int       // in use per type
+	quota    [][]int     // [share][type]
+	teamUsed [][]int     // [share][type]
+	running  [][][]int32 // [share][type] → jobs
+	// waiting[share][type] is ordered by waitLess; FIFO uses waiting[0][0]
+	// for every job.
+	waiting [][][]int32
+	dirty   []bool // per type: capacity or queue changed since the last pass
+
+	jobs  []job
+	free  []int32
+	ends  endHeap
+	now   int64
+	order int64
+
+	fair fairState
+
+	stats   *collector
+	scratch []Victim
+	pick    []int32
+	requeue []int32 // preempted in this pass, to enqueue after it
+	waitN   []int   // waiting jobs per share
+	runN    []int   // running instances per share
+	view    quotaView
+	simUsed []int
+	cur     []int
+	closed  []bool
+	err     error
+}
+
+// Run replays src against p and returns what happened. It reads src once, in
+// order, holding only waiting and running jobs. An unknown class, team or
+// instance type in a row is an error naming the row's line.
+func Run(p *platform.Platform, src Source, opts Options) (*Result, error) {
+	if opts.Policy == "" {
+		opts.Policy = PolicyPlatform
+	}
+	if opts.Policy != PolicyPlatform && opts.Policy != PolicyFIFO {
+		return nil, fmt.Errorf("simulate: policy: got %q, want platform or fifo", opts.Policy)
+	}
+	if opts.Victims == nil {
+		opts.Victims = DefaultVictims
+	}
+	e := newEngine(p, opts)
+	if err := e.loop(src); err != nil {
+		return nil, err
+	}
+	return e.stats.result(e), nil
+}
+
+func newEngine(p *platform.Platform, opts Options) *engine {
+	e := &engine{p: p, opts: opts, policy: opts.Policy, mode: p.Scheduling.Mode,
+		typeIdx: map[string]int{}, teamIdx: map[string]int{}, classIx: map[string]int{}}
+	e.types = p.InstanceTypes()
+	for i, t := range e.types {
+		e.typeIdx[t] = i
+		e.pool = append(e.pool, p.PoolInstances(t))
+	}
+	e.used = make([]int, len(e.types))
+	e.dirty = make([]bool, len(e.types))
+	e.classes = p.Classes
+	for i, c := range p.Classes {
+		e.classIx[c.Name] = i
+	}
+	nShares := len(p.Teams)
+	for i, t := range p.Teams {
+		e.teamIdx[t.Name] = i
+		q := make([]int, len(e.types))
+		for ti, it := range e.types {
+			q[ti] = t.CapacityOf(it)
+		}
+		e.quota = append(e.quota, q)
+	}
+	e.teamUsed = grid(nShares, len(e.types))
+	e.running = make([][][]int32, nShares)
+	e.waiting = make([][][]int32, nShares)
+	for s := range nShares {
+		e.running[s] = make([][]int32, len(e.types))
+		e.waiting[s] = make([][]int32, len(e.types))
+	}
+	e.waitN = make([]int, nShares)
+	e.runN = make([]int, nShares)
+	e.fair = newFairState(p, nShares)
+	e.stats = newCollector(p, e.types)
+	return e
+}
+
+func grid(a, b int) [][]int {
+	g := make([][]int, a)
+	for i := range g {
+		g[i] = make([]int, b)
+	}
+	return g
+}
+
+func (e *engine) loop(src Source) error {
+	next, err := src.Next()
+	more := err == nil
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	read := 0
+	first := true
+	for more || len(e.ends) > 0 {
+		t := int64(math.MaxInt64)
+		if more {
+			t = next.Submit
+		}
+		if len(e.ends) > 0 && e.ends[0].at < t {
+			t = e.ends[0].at
+		}
+		if first {
+			e.stats.begin(t)
+			e.now, e.fair.last = t, t
+			first = false
+		}
+		e.advance(t)
+		for len(e.ends) > 0 && e.ends[0].at == t {
+			en := heap.Pop(&e.ends).(ending)
+			if j := &e.jobs[en.job]; j.state == stRunning && j.epoch == en.epoch {
+				e.end(en.job)
+			}
+		}
+		for more && next.Submit == t {
+			if err := e.submit(next); err != nil {
+				return err
+			}
+			read++
+			if e.opts.Progress != nil && read%4096 == 0 {
+				e.opts.Progress(read)
+			}
+			next, err = src.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					return err
+				}
+				more = false
+			} else if next.Submit < t {
+				return fmt.Errorf("line %d: column submit_s: got %d, want at least %d (rows sorted by submit_s)", next.Line, next.Submit, t)
+			}
+		}
+		e.schedule()
+		if e.err != nil {
+			return e.err
+		}
+	}
+	if e.opts.Progress != nil {
+		e.opts.Progress(read)
+	}
+	return nil
+}
+
+// advance moves simulated time to t, accumulating usage and series.
+func (e *engine) advance(t int64) {
+	if t < e.now {
+		return
+	}
+	e.stats.advance(e, t)
+	if e.mode == platform.ModeFairShare && e.policy == PolicyPlatform {
+		e.fair.advance(e, t)
+	}
+	e.now = t
+}
+
+func (e *engine) submit(tj trace.Job) error {
+	where := func(col, val, allowed string) error {
+		return &trace.LineError{Line: tj.Line, Column: col, Value: val, Allowed: allowed}
+	}
+	ti, ok := e.typeIdx[tj.InstanceType]
+	if !ok {
+		return where(trace.ColInstanceType, tj.InstanceType, "an instance type of the pools ("+strings.Join(e.types, ", ")+")")
+	}
+	si, ok := e.teamIdx[tj.Team]
+	if !ok {
+		return where(trace.ColTeam, tj.Team, "a team of the platform ("+strings.Join(e.p.TeamNames(), ", ")+")")
+	}
+	ci, ok := e.classIx[tj.Class]
+	if !ok {
+		return where(trace.ColClass, tj.Class, "a class of the platform ("+strings.Join(e.p.ClassNames(), ", ")+")")
+	}
+	prio := tj.Priority
+	if prio == trace.NoPriority {
+		prio = platform.DefaultRequestPriority
+	}
+	var idx int32
+	if n := len(e.free); n > 0 {
+		idx = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		e.jobs = append(e.jobs, job{})
+		idx = int32(len(e.jobs) - 1)
+	}
+	j := &e.jobs[idx]
+	epoch := j.epoch + 1
+	*j = job{id: tj.ID, submit: tj.Submit, duration: tj.Duration, order: e.order,
+		prio: int32(e.classes[ci].SchedulingPriority(prio)), k: int32(tj.Instances),
+		typ: int16(ti), share: int16(si), class: int16(ci), epoch: epoch, state: stWaiting}
+	e.order++
+	e.stats.submitted(j)
+	if reason := e.neverFits(j); reason != "" {
+		e.fail(idx, reason)
+		return nil
+	}
+	e.enqueue(idx)
+	return nil
+}
+
+// neverFits explains why a job can never start under this run's rules, or
+// returns "".
+func (e *engine) neverFits(j *job) string {
+	t, k := int(j.typ), int(j.k)
+	if k > e.pool[t] {
+		return fmt.Sprintf("needs %d × %s, the pool has %d", k, e.types[t], e.pool[t])
+	}
+	if e.policy == PolicyFIFO || e.mode != platform.ModeQuota {
+		return ""
+	}
+	if m := e.maxUsable(int(j.share), t); k > m {
+		return fmt.Sprintf("needs %d × %s, team %s can use at most %d", k, e.types[t], e.p.Teams[j.share].Name, m)
+	}
+	return ""
+}
+
+// waitLess orders waiting jobs: higher scheduling priority first, then
+// earlier submission, then submission order.
+func (e *engine) waitLess(a, b int32) bool {
+	ja, jb := &e.jobs[a], &e.jobs[b]
+	if e.policy != PolicyFIFO && ja.prio != jb.prio {
+		return ja.prio > jb.prio
+	}
+	if ja.submit != jb.submit {
+		return ja.submit < jb.submit
+	}
+	return ja.order < jb.order
+}
+
+func (e *engine) queueOf(j *job) *[]int32 {
+	if e.policy == PolicyFIFO {
+		return &e.waiting[0][0]
+	}
+	return &e.waiting[j.share][j.typ]
+}
+
+func (e *engine) enqueue(idx int32) {
+	j := &e.jobs[idx]
+	j.state = stWaiting
+	q := e.queueOf(j)
+	i, _ := slices.BinarySearchFunc(*q, idx, func(x, target int32) int {
+		if e.waitLess(x, target) {
+			return -1
+		}
+		return 1
+	})
+	*q = slices.Insert(*q, i, idx)
+	e.dirty[j.typ] = true
+	e.waitN[j.share]++
+	e.stats.waitingDelta(j, +1)
+}
+
+// start runs a waiting job now. The caller removes it from its queue.
+func (e *engine) start(idx int32) {
+	j := &e.jobs[idx]
+	s, t := int(j.share), int(j.typ)
+	j.state = stRunning
+	j.start = e.now
+	e.used[t] += int(j.k)
+	e.teamUsed[s][t] += int(j.k)
+	e.waitN[s]--
+	e.runN[s] += int(j.k)
+	j.runIdx = int32(len(e.running[s][t]))
+	e.running[s][t] = append(e.running[s][t], idx)
+	run := j.duration
+	j.timeoutEnd = false
+	if limit := int64(e.classes[j.class].MaxRuntimeSeconds); run > limit {
+		run, j.timeoutEnd = limit, true
+	}
+	heap.Push(&e.ends, ending{at: e.now + run, job: idx, epoch: j.epoch})
+	e.stats.waitingDelta(j, -1)
+	e.observe(EventStart, j, "")
+}
+
+// stop takes a running job off its instances.
+func (e *engine) stop(idx int32) {
+	j := &e.jobs[idx]
+	s, t := int(j.share), int(j.typ)
+	e.used[t] -= int(j.k)
+	e.teamUsed[s][t] -= int(j.k)
+	e.runN[s] -= int(j.k)
+	r := e.running[s][t]
+	last := r[len(r)-1]
+	r[j.runIdx] = last
+	e.jobs[last].runIdx = j.runIdx
+	e.running[s][t] = r[:len(r)-1]
+	j.runTotal += e.now - j.start
+	e.stats.ran(e, j, e.now-j.start)
+	j.epoch++
+	e.dirty[t] = true
+}
+
+// end finishes a running attempt: a success, or a timeout that is retried
+// while the class allows attempts.
+func (e *engine) end(idx int32) {
+	e.stop(idx)
+	j := &e.jobs[idx]
+	if !j.timeoutEnd {
+		e.observe(EventComplete, j, "")
+		e.stats.completed(e, j)
+		e.release(idx)
+		return
+	}
+	j.attempts++
+	c := e.classes[j.class]
+	if int(j.attempts) >= c.Attempts() {
+		e.fail(idx, fmt.Sprintf("timed out after %d s in each of %d attempts", c.MaxRuntimeSeconds, j.attempts))
+		return
+	}
+	e.enqueue(idx)
+}
+
+// preempt stops a running job for another one and requeues it at its
+// original place, or fails it when its class's preemption retries are spent.
+func (e *engine) preempt(idx int32) {
+	e.stop(idx)
+	j := &e.jobs[idx]
+	j.preempts++
+	e.stats.preempted(j)
+	e.observe(EventPreempt, j, "")
+	if pr := e.classes[j.class].PreemptionRetries; pr != nil && int(j.preempts) > *pr {
+		e.fail(idx, fmt.Sprintf("preempted %d times, more than the class's %d preemption retries", j.preempts, *pr))
+		return
+	}
+	// A pass may be walking the queue; the job rejoins it after the pass.
+	e.requeue = append(e.requeue, idx)
+}
+
+func (e *engine) fail(idx int32, reason string) {
+	j := &e.jobs[idx]
+	e.observe(EventFail, j, reason)
+	e.stats.failed(e, j, reason)
+	e.release(idx)
+}
+
+func (e *engine) release(idx int32) {
+	j := &e.jobs[idx]
+	j.state = stDone
+	j.id = ""
+	e.free = append(e.free, idx)
+}
+
+func (e *engine) observe(kind EventKind, j *job, reason string) {
+	if e.opts.Observer == nil {
+		return
+	}
+	e.opts.Observer.Observe(Event{Kind: kind, At: e.now, JobID: j.id, Team: e.p.Teams[j.share].Name,
+		Class: e.classes[j.class].Name, InstanceType: e.types[j.typ], Instances: int(j.k),
+		Priority: int(j.prio), Submit: j.submit, Reason: reason},
+		&State{Types: e.types, Pool: e.pool, Used: e.used, Teams: e.p.TeamNames(), TeamUsed: e.teamUsed})
+}
+
+// schedule runs one scheduling pass for every instance type whose capacity or
+// queue changed.
+func (e *engine) schedule() {
+	if e.policy == PolicyFIFO {
+		e.scheduleFIFO()
+		return
+	}
+	for t := range e.types {
+		if !e.dirty[t] {
+			continue
+		}
+		e.dirty[t] = false
+		switch e.mode {
+		case platform.ModeFairShare:
+			e.scheduleFair(t)
+		default:
+			e.scheduleQuota(t)
+		}
+		for _, idx := range e.requeue {
+			e.enqueue(idx)
+		}
+		e.requeue = e.requeue[:0]
+	}
+}
+
+// compact removes started (no longer waiting) jobs from a queue.
+func (e *engine) compact(q *[]int32) {
+	*q = slices.DeleteFunc(*q, func(i int32) bool { return e.jobs[i].state != stWaiting })
+}
+
+// scheduleFIFO starts jobs from the head of the single queue while the head
+// fits its pool; the first that does not fit blocks the rest.
+func (e *engine) scheduleFIFO() {
+	q := &e.waiting[0][0]
+	n := 0
+	for _, idx := range *q {
+		j := &e.jobs[idx]
+		if e.used[j.typ]+int(j.k) > e.pool[j.typ] {
+			break
+		}
+		e.start(idx)
+		n++
+	}
+	if n > 0 {
+		*q = slices.Delete(*q, 0, n)
+	}
+	clear(e.dirty)
+}

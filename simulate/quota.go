@@ -1,0 +1,277 @@
+package simulate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// Quota-management rules, after the AWS Batch user guide: quota shares
+// (https://docs.aws.amazon.com/batch/latest/userguide/quota-shares.html) and
+// preemption (https://docs.aws.amazon.com/batch/latest/userguide/preemption.html).
+
+// borrowCap is how many instances of type t share s may use beyond its quota:
+// 0 unless the share lends and borrows; its borrow limit percent of its quota
+// (rounded down); the whole pool when the limit is -1 (unlimited).
+func (e *engine) borrowCap(s, t int) int {
+	team := e.p.Teams[s]
+	if team.Sharing != platform.StrategyLendAndBorrow {
+		return 0
+	}
+	if team.BorrowLimit() < 0 {
+		return e.pool[t]
+	}
+	return e.quota[s][t] * team.BorrowLimit() / 100
+}
+
+// reservedIdle is the idle quota of type t held by reserve shares other than
+// s: capacity that nobody else may use.
+func (e *engine) reservedIdle(s, t int) int {
+	n := 0
+	for r, team := range e.p.Teams {
+		if r != s && team.Sharing == platform.StrategyReserve {
+			n += max(0, e.quota[r][t]-e.teamUsed[r][t])
+		}
+	}
+	return n
+}
+
+// maxUsable is the most instances of type t share s could ever hold at once:
+// its quota plus its borrow cap, within the pool less other shares' reserved
+// quotas.
+func (e *engine) maxUsable(s, t int) int {
+	reserved := 0
+	for r, team := range e.p.Teams {
+		if r != s && team.Sharing == platform.StrategyReserve {
+			reserved += e.quota[r][t]
+		}
+	}
+	return min(e.pool[t]-reserved, e.quota[s][t]+e.borrowCap(s, t))
+}
+
+// quotaView is the capacity of one type as a pass sees it, copied so that a
+// preemption plan can be tried without touching the engine.
+type quotaView struct {
+	free     int   // idle instances of the pool
+	teamUsed []int // per share
+}
+
+// fits is the quota rule for starting k instances for share s: the pool has
+// k idle instances that are not another reserve share's idle quota, and what
+// s would hold beyond its quota stays within its borrow cap (a reserve or
+// lend share never goes beyond its quota).
+func (e *engine) fits(v *quotaView, s, t, k int) bool {
+	idleReserved := 0
+	for r, team := range e.p.Teams {
+		if r != s && team.Sharing == platform.StrategyReserve {
+			idleReserved += max(0, e.quota[r][t]-v.teamUsed[r])
+		}
+	}
+	if k > v.free-idleReserved {
+		return false
+	}
+	return v.teamUsed[s]+k-e.quota[s][t] <= e.borrowCap(s, t)
+}
+
+// entitled reports whether starting k instances keeps share s within its
+// quota of type t: only then may it reclaim borrowed capacity.
+func (e *engine) entitled(v *quotaView, s, t, k int) bool {
+	return v.teamUsed[s]+k <= e.quota[s][t]
+}
+
+// scheduleQuota runs the quota pass for type t. Phase 1 gives each share the
+// jobs at the head of its queue that stay within its quota (reclaiming
+// borrowed capacity by cross-share preemption when needed). Phase 2 then
+// walks every share's remaining jobs in one order — scheduling priority, then
+// submit time, so idle capacity goes to borrowers first-in-first-out as the
+// FIFO idleResourceAssignmentStrategy says — starting each job that fits,
+// preempting when allowed. Phase 2 starts over after a preemption, since
+// freed capacity may let a job it skipped fit.
+func (e *engine) scheduleQuota(t int) {
+	n := len(e.p.Teams)
+	if e.view.teamUsed == nil {
+		e.view.teamUsed = make([]int, n)
+		e.cur = make([]int, n)
+		e.closed = make([]bool, n)
+	}
+	v := &e.view
+	sync := func() {
+		v.free = e.pool[t] - e.used[t]
+		for s := range n {
+			v.teamUsed[s] = e.teamUsed[s][t]
+		}
+	}
+	// Phase 1: quota-entitled heads, share by share.
+	for s := range n {
+		for _, idx := range e.waiting[s][t] {
+			j := &e.jobs[idx]
+			sync()
+			if !e.entitled(v, s, t, int(j.k)) {
+				break
+			}
+			if e.fits(v, s, t, int(j.k)) {
+				e.start(idx)
+				continue
+			}
+			if !e.tryPreempt(idx, v) {
+				break
+			}
+		}
+		e.compact(&e.waiting[s][t])
+	}
+	// Phase 2: every share's remaining jobs, merged in queue order.
+	for restarts := 0; restarts <= 10000 && e.err == nil; restarts++ {
+		sync()
+		clear(e.cur)
+		clear(e.closed)
+		preempted := false
+		for !preempted {
+			best := -1
+			for s := range n {
+				if e.closed[s] || e.cur[s] >= len(e.waiting[s][t]) {
+					continue
+				}
+				if best < 0 || e.waitLess(e.waiting[s][t][e.cur[s]], e.waiting[best][t][e.cur[best]]) {
+					best = s
+				}
+			}
+			if best < 0 {
+				break
+			}
+			s := best
+			idx := e.waiting[s][t][e.cur[s]]
+			e.cur[s]++
+			j := &e.jobs[idx]
+			switch {
+			case e.fits(v, s, t, int(j.k)):
+				e.start(idx)
+				sync()
+			case e.tryPreempt(idx, v):
+				preempted = true
+			case e.hopeless(v, s, t, idx):
+				e.closed[s] = true
+			}
+		}
+		for s := range n {
+			e.compact(&e.waiting[s][t])
+		}
+		if !preempted {
+			return
+		}
+	}
+}
+
+// hopeless reports whether no job after idx in share s's queue can start in
+// this pass: none fits (the share's room is below the smallest waiting job),
+// and none can preempt (in-share preemption needs a running job of lower
+// priority than idx, cross-share preemption needs borrowed capacity).
+func (e *engine) hopeless(v *quotaView, s, t int, idx int32) bool {
+	if e.fits(v, s, t, 1) {
+		return false
+	}
+	j := &e.jobs[idx]
+	if e.p.Teams[s].PreemptsInShare() {
+		for _, r := range e.running[s][t] {
+			if e.jobs[r].prio < j.prio {
+				return false
+			}
+		}
+	}
+	if v.teamUsed[s] < e.quota[s][t] {
+		for r := range e.p.Teams {
+			if r != s && v.teamUsed[r] > e.quota[r][t] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// tryPreempt plans the preemptions that would let waiting job idx start and,
+// when the plan succeeds, carries it out and starts the job. Candidates are
+// the running jobs of other shares that hold borrowed capacity of the type
+// (only while idx stays within its own quota) and, with in-share preemption
+// on, the running jobs of idx's share with a lower scheduling priority. The
+// VictimChooser picks among them one at a time until idx fits.
+func (e *engine) tryPreempt(idx int32, v *quotaView) bool {
+	j := &e.jobs[idx]
+	s, t, k := int(j.share), int(j.typ), int(j.k)
+	inShare := e.p.Teams[s].PreemptsInShare()
+	// Quick bound: all capacity that could be freed is not enough.
+	potential := v.free
+	if e.entitled(v, s, t, k) {
+		for r := range e.p.Teams {
+			if r != s && v.teamUsed[r] > e.quota[r][t] {
+				potential += v.teamUsed[r]
+			}
+		}
+	}
+	if inShare {
+		for _, r := range e.running[s][t] {
+			if e.jobs[r].prio < j.prio {
+				potential += int(e.jobs[r].k)
+			}
+		}
+	}
+	if potential < k || potential == v.free {
+		return false
+	}
+	sim := quotaView{free: v.free, teamUsed: append(e.simUsed[:0], v.teamUsed...)}
+	e.simUsed = sim.teamUsed
+	var victims []int32
+	pre := Preemptor{JobID: j.id, Team: e.p.Teams[s].Name, SchedulingPriority: int(j.prio), Instances: k, Now: e.now}
+	for !e.fits(&sim, s, t, k) {
+		c := e.candidates(&sim, idx, victims)
+		if len(c) == 0 {
+			return false
+		}
+		i := e.opts.Victims(pre, c)
+		if i < 0 || i >= len(c) {
+			e.err = fmt.Errorf("simulate: victim chooser returned %d for %d candidates", i, len(c))
+			return false
+		}
+		vi := e.pick[i]
+		victims = append(victims, vi)
+		vj := &e.jobs[vi]
+		sim.free += int(vj.k)
+		sim.teamUsed[vj.share] -= int(vj.k)
+	}
+	for _, vi := range victims {
+		e.preempt(vi)
+	}
+	e.start(idx)
+	return true
+}
+
+// candidates lists the jobs idx may preempt in the simulated view sim,
+// leaving out those already chosen. Their job indices are in e.pick, in the
+// same order.
+func (e *engine) candidates(sim *quotaView, idx int32, chosen []int32) []Victim {
+	j := &e.jobs[idx]
+	s, t, k := int(j.share), int(j.typ), int(j.k)
+	e.scratch = e.scratch[:0]
+	e.pick = e.pick[:0]
+	add := func(r int, cross bool) {
+		for _, ri := range e.running[r][t] {
+			rj := &e.jobs[ri]
+			if (!cross && rj.prio >= j.prio) || slices.Contains(chosen, ri) {
+				continue
+			}
+			e.scratch = append(e.scratch, Victim{JobID: rj.id, Team: e.p.Teams[r].Name, Class: e.classes[rj.class].Name,
+				SchedulingPriority: int(rj.prio), Instances: int(rj.k), StartedAt: rj.start, Order: rj.order, CrossShare: cross})
+			e.pick = append(e.pick, ri)
+		}
+	}
+	if e.entitled(sim, s, t, k) {
+		for r := range e.p.Teams {
+			if r != s && sim.teamUsed[r] > e.quota[r][t] {
+				add(r, true)
+			}
+		}
+	}
+	if e.p.Teams[s].PreemptsInShare() {
+		add(s, false)
+	}
+	return e.scratch
+}
