@@ -1,0 +1,239 @@
+package observe
+
+import (
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
+)
+
+// Usage is the capacity in use, in instances, from a queue snapshot.
+type Usage struct {
+	// ByType is the whole queue's usage per instance type.
+	ByType map[string]float64
+	// ByShare is each share's usage per instance type.
+	ByShare map[string]map[string]float64
+}
+
+// UsageFromSnapshot reads the capacity in use from GetJobQueueSnapshot's
+// queueUtilization: totalCapacityUsage for the queue, and the per-share
+// breakdown (quotaShareUtilization, or fairshareUtilization) for the teams.
+// For service jobs the capacity unit is the instance type. It returns nil
+// when the snapshot has no queueUtilization.
+func UsageFromSnapshot(out *batch.GetJobQueueSnapshotOutput) *Usage {
+	if out == nil || out.QueueUtilization == nil {
+		return nil
+	}
+	qu := out.QueueUtilization
+	u := &Usage{ByType: map[string]float64{}, ByShare: map[string]map[string]float64{}}
+	for _, c := range qu.TotalCapacityUsage {
+		u.ByType[aws.ToString(c.CapacityUnit)] += aws.ToFloat64(c.Quantity)
+	}
+	add := func(share, unit string, q float64) {
+		if u.ByShare[share] == nil {
+			u.ByShare[share] = map[string]float64{}
+		}
+		u.ByShare[share][unit] += q
+	}
+	if qs := qu.QuotaShareUtilization; qs != nil {
+		for _, s := range qs.TopCapacityUtilization {
+			for _, c := range s.CapacityUsage {
+				add(aws.ToString(s.QuotaShareName), aws.ToString(c.CapacityUnit), aws.ToFloat64(c.Quantity))
+			}
+		}
+	}
+	if fs := qu.FairshareUtilization; fs != nil {
+		for _, s := range fs.TopCapacityUtilization {
+			for _, c := range s.CapacityUsage {
+				add(aws.ToString(s.ShareIdentifier), aws.ToString(c.CapacityUnit), aws.ToFloat64(c.Quantity))
+			}
+		}
+	}
+	return u
+}
+
+// RunnableJob is a job waiting in the queue. Team or Class is empty when
+// the job's share or priority matches none of the platform's.
+type RunnableJob struct {
+	ID    string
+	Team  string
+	Class string
+	// Since is when the job last became RUNNABLE.
+	Since time.Time
+}
+
+// Gauges computes the poller's metrics from one look at the queue.
+type Gauges struct {
+	Platform *platform.Platform
+	Queue    string
+	Now      time.Time
+	// Runnable are the runnable jobs; RunnableKnown is false when they could
+	// not be listed, and then no backlog metric is written.
+	Runnable      []RunnableJob
+	RunnableKnown bool
+	// Usage is the capacity in use; nil when unknown, and then no capacity
+	// metric is written.
+	Usage *Usage
+}
+
+// Records returns one EMF record per dimension combination, each metric
+// published under exactly one dimension set, so that every statistic
+// (Average, Maximum, Sum) of a one-minute period reads the same value:
+//
+//   - {Queue}: RunnableJobs, OldestRunnableSeconds, InstancesInUse,
+//     CapacityUtilization (all types together against the whole pool);
+//   - {Queue,Class} and {Queue,Class,Team}: RunnableJobs,
+//     OldestRunnableSeconds, for every class and team of the platform;
+//   - {Queue,Team}: the same, plus InstancesInUse and, in quota mode,
+//     CapacityUtilization against the team's whole quota and
+//     BorrowedInstances;
+//   - {Queue,InstanceType}: InstancesInUse, CapacityUtilization against the
+//     pool of the type;
+//   - {Queue,Team,InstanceType}: InstancesInUse and, in quota mode,
+//     CapacityUtilization against the team's quota of the type (when it has
+//     one) and BorrowedInstances.
+//
+// Zeros are written too, so that alarms see data when nothing waits or runs.
+func (g Gauges) Records() []*metrics.Record {
+	p := g.Platform
+	quota := p.Scheduling.Mode == platform.ModeQuota
+	var recs []*metrics.Record
+	rec := func(dims map[string]string) *metrics.Record {
+		dims[metrics.Queue] = g.Queue
+		r := &metrics.Record{Time: g.Now, Dimensions: dims}
+		recs = append(recs, r)
+		return r
+	}
+	backlog := func(r *metrics.Record, set []string, keep func(RunnableJob) bool) {
+		if !g.RunnableKnown {
+			return
+		}
+		n, oldest := 0, 0.0
+		for _, j := range g.Runnable {
+			if keep(j) {
+				n++
+				oldest = max(oldest, g.Now.Sub(j.Since).Seconds())
+			}
+		}
+		r.Add(metrics.RunnableJobs, float64(n), set)
+		r.Add(metrics.OldestRunnableSeconds, oldest, set)
+	}
+	types := g.instanceTypes()
+
+	// The queue.
+	r := rec(map[string]string{})
+	qset := []string{metrics.Queue}
+	backlog(r, qset, func(RunnableJob) bool { return true })
+	if g.Usage != nil {
+		total := 0.0
+		for _, t := range types {
+			total += g.Usage.ByType[t]
+		}
+		r.Add(metrics.InstancesInUse, total, qset)
+		if limit := p.TotalInstances(); limit > 0 {
+			r.Add(metrics.CapacityUtilization, percent(total, float64(limit)), qset)
+		}
+	}
+
+	// Classes, and classes per team.
+	for _, c := range p.Classes {
+		backlog(rec(map[string]string{metrics.Class: c.Name}), []string{metrics.Queue, metrics.Class},
+			func(j RunnableJob) bool { return j.Class == c.Name })
+		for _, t := range p.Teams {
+			backlog(rec(map[string]string{metrics.Class: c.Name, metrics.Team: t.Name}),
+				[]string{metrics.Queue, metrics.Class, metrics.Team},
+				func(j RunnableJob) bool { return j.Class == c.Name && j.Team == t.Name })
+		}
+	}
+
+	// Instance types.
+	if g.Usage != nil {
+		tset := []string{metrics.Queue, metrics.InstanceType}
+		for _, typ := range types {
+			r := rec(map[string]string{metrics.InstanceType: typ})
+			r.Add(metrics.InstancesInUse, g.Usage.ByType[typ], tset)
+			if limit := p.PoolInstances(typ); limit > 0 {
+				r.Add(metrics.CapacityUtilization, percent(g.Usage.ByType[typ], float64(limit)), tset)
+			}
+		}
+	}
+
+	// Teams, and teams per instance type.
+	for _, t := range p.Teams {
+		tset := []string{metrics.Queue, metrics.Team}
+		r := rec(map[string]string{metrics.Team: t.Name})
+		backlog(r, tset, func(j RunnableJob) bool { return j.Team == t.Name })
+		if g.Usage == nil {
+			continue
+		}
+		inUse, quotaSum, borrowed := 0.0, 0.0, 0.0
+		ttset := []string{metrics.Queue, metrics.Team, metrics.InstanceType}
+		for _, typ := range teamTypes(types, g.Usage.ByShare[t.Name]) {
+			n := g.Usage.ByShare[t.Name][typ]
+			q := float64(t.CapacityOf(typ))
+			inUse += n
+			quotaSum += q
+			rt := rec(map[string]string{metrics.Team: t.Name, metrics.InstanceType: typ})
+			rt.Add(metrics.InstancesInUse, n, ttset)
+			if !quota {
+				continue
+			}
+			if q > 0 {
+				rt.Add(metrics.CapacityUtilization, percent(n, q), ttset)
+			}
+			b := max(0, n-q)
+			borrowed += b
+			rt.Add(metrics.BorrowedInstances, b, ttset)
+		}
+		r.Add(metrics.InstancesInUse, inUse, tset)
+		if quota {
+			if quotaSum > 0 {
+				r.Add(metrics.CapacityUtilization, percent(inUse, quotaSum), tset)
+			}
+			r.Add(metrics.BorrowedInstances, borrowed, tset)
+		}
+	}
+
+	out := recs[:0]
+	for _, r := range recs {
+		if r.Len() > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// instanceTypes are the pool's types, then any other type in use.
+func (g Gauges) instanceTypes() []string {
+	types := g.Platform.InstanceTypes()
+	if g.Usage == nil {
+		return types
+	}
+	var extra []string
+	for t := range g.Usage.ByType {
+		if !slices.Contains(types, t) {
+			extra = append(extra, t)
+		}
+	}
+	slices.Sort(extra)
+	return append(types, extra...)
+}
+
+// teamTypes are the queue's types plus any other type the team uses.
+func teamTypes(types []string, used map[string]float64) []string {
+	out := slices.Clone(types)
+	var extra []string
+	for t := range used {
+		if !slices.Contains(out, t) {
+			extra = append(extra, t)
+		}
+	}
+	slices.Sort(extra)
+	return append(out, extra...)
+}
+
+func percent(n, limit float64) float64 { return 100 * n / limit }

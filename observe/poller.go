@@ -1,0 +1,331 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/batch/types"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// BatchAPI is the part of the AWS Batch client the poller calls.
+type BatchAPI interface {
+	GetJobQueueSnapshot(ctx context.Context, in *batch.GetJobQueueSnapshotInput, opts ...func(*batch.Options)) (*batch.GetJobQueueSnapshotOutput, error)
+	ListServiceJobs(ctx context.Context, in *batch.ListServiceJobsInput, opts ...func(*batch.Options)) (*batch.ListServiceJobsOutput, error)
+	DescribeServiceJob(ctx context.Context, in *batch.DescribeServiceJobInput, opts ...func(*batch.Options)) (*batch.DescribeServiceJobOutput, error)
+}
+
+// Poller defaults.
+const (
+	// DefaultDescribeConcurrency is how many DescribeServiceJob calls run at
+	// once.
+	DefaultDescribeConcurrency = 8
+	// DefaultMaxDescribes caps the DescribeServiceJob calls of one run; jobs
+	// left over are classified in later runs.
+	DefaultMaxDescribes = 200
+	// DefaultMaxPages caps the ListServiceJobs pages (100 jobs each) of one
+	// run.
+	DefaultMaxPages = 50
+	// DefaultClassTTL is how long a runnable job's class is remembered before
+	// it is described again (its priority may have been updated).
+	DefaultClassTTL = 10 * time.Minute
+)
+
+// PollerConfig configures a Poller. Zero values take the defaults above.
+type PollerConfig struct {
+	Platform *platform.Platform
+	// Queue is the job queue's ARN or name. Default: Platform.JobQueueName().
+	Queue string
+	Batch BatchAPI
+	// Now is the clock. Required.
+	Now func() time.Time
+	// Out receives the EMF lines. Required.
+	Out io.Writer
+	// Log receives warnings. Default: discarded.
+	Log                 *slog.Logger
+	DescribeConcurrency int
+	MaxDescribes        int
+	MaxPages            int
+	ClassTTL            time.Duration
+}
+
+// Poller reads the queue once a minute (GetJobQueueSnapshot for the capacity
+// in use, ListServiceJobs and DescribeServiceJob for the runnable jobs) and
+// writes the backlog and capacity gauges as EMF lines. It remembers the
+// class of each runnable job between runs of a warm function, so that a
+// large backlog is described once, not every minute.
+//
+// Its Invoke method has the shape of aws-lambda-go's lambda.Handler.
+type Poller struct {
+	cfg       PollerConfig
+	queueName string
+
+	mu    sync.Mutex
+	known map[string]knownJob
+}
+
+type knownJob struct {
+	class       string
+	since       int64
+	describedAt time.Time
+}
+
+// NewPoller checks cfg and fills its defaults.
+func NewPoller(cfg PollerConfig) (*Poller, error) {
+	if cfg.Platform == nil || cfg.Batch == nil || cfg.Now == nil || cfg.Out == nil {
+		return nil, fmt.Errorf("new poller: platform, Batch client, clock and output are required")
+	}
+	if cfg.Queue == "" {
+		cfg.Queue = cfg.Platform.JobQueueName()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.DescribeConcurrency <= 0 {
+		cfg.DescribeConcurrency = DefaultDescribeConcurrency
+	}
+	if cfg.MaxDescribes <= 0 {
+		cfg.MaxDescribes = DefaultMaxDescribes
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.ClassTTL <= 0 {
+		cfg.ClassTTL = DefaultClassTTL
+	}
+	return &Poller{cfg: cfg, queueName: QueueName(cfg.Queue), known: map[string]knownJob{}}, nil
+}
+
+// Invoke runs Poll, ignoring the scheduler's payload, and answers a short
+// JSON summary.
+func (p *Poller) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
+	s, err := p.Poll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(nil, `{"runnableJobs":%d,"records":%d}`, s.Runnable, s.Records), nil
+}
+
+// PollSummary says what one run saw and wrote.
+type PollSummary struct {
+	Runnable int
+	Records  int
+}
+
+// Poll reads the queue and writes the gauges. A failed call does not stop
+// the others: what could be read is written, and the error names every call
+// that failed.
+func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
+	now := p.cfg.Now()
+	var errs []error
+
+	var usage *Usage
+	snap, err := p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("get job queue snapshot of %s: %w", p.cfg.Queue, err))
+	} else if usage = UsageFromSnapshot(snap); usage == nil {
+		p.cfg.Log.Warn("queue snapshot carries no queueUtilization; capacity metrics skipped", "queue", p.cfg.Queue)
+	}
+
+	var runnable []RunnableJob
+	summaries, err := p.listRunnable(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	} else {
+		runnable, err = p.classify(ctx, now, summaries)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+
+	g := Gauges{Platform: p.cfg.Platform, Queue: p.queueName, Now: now, Usage: usage}
+	if summaries != nil {
+		g.Runnable = runnable
+		g.RunnableKnown = true
+	}
+	recs := g.Records()
+	var buf bytes.Buffer
+	for _, r := range recs {
+		line, err := r.Encode()
+		if err != nil {
+			return PollSummary{}, fmt.Errorf("poll %s: %w", p.cfg.Queue, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if _, err := p.cfg.Out.Write(buf.Bytes()); err != nil {
+		errs = append(errs, fmt.Errorf("write metrics: %w", err))
+	}
+	s := PollSummary{Runnable: len(runnable), Records: len(recs)}
+	if len(errs) > 0 {
+		return s, fmt.Errorf("poll %s: %w", p.cfg.Queue, errors.Join(errs...))
+	}
+	return s, nil
+}
+
+// listRunnable lists the queue's RUNNABLE jobs, page by page, up to MaxPages.
+func (p *Poller) listRunnable(ctx context.Context) ([]types.ServiceJobSummary, error) {
+	in := &batch.ListServiceJobsInput{
+		JobQueue:   aws.String(p.cfg.Queue),
+		JobStatus:  types.ServiceJobStatusRunnable,
+		MaxResults: aws.Int32(100),
+	}
+	pages := batch.NewListServiceJobsPaginator(p.cfg.Batch, in, func(o *batch.ListServiceJobsPaginatorOptions) {
+		o.StopOnDuplicateToken = true
+	})
+	jobs := []types.ServiceJobSummary{}
+	for n := 0; pages.HasMorePages(); n++ {
+		if n == p.cfg.MaxPages {
+			p.cfg.Log.Warn("runnable jobs truncated", "queue", p.cfg.Queue, "pages", n, "jobs", len(jobs))
+			break
+		}
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list runnable service jobs of %s (page %d): %w", p.cfg.Queue, n+1, err)
+		}
+		jobs = append(jobs, page.JobSummaryList...)
+	}
+	return jobs, nil
+}
+
+// classify turns job summaries into runnable jobs with team, class and
+// runnable-since. The summary has the share but not the priority, so the
+// class needs DescribeServiceJob: at most MaxDescribes calls a run,
+// DescribeConcurrency at once, and a job's class is remembered for ClassTTL.
+func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.ServiceJobSummary) ([]RunnableJob, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := map[string]bool{}
+	var todo []string
+	for _, s := range summaries {
+		id := aws.ToString(s.JobId)
+		seen[id] = true
+		k, ok := p.known[id]
+		if (!ok || now.Sub(k.describedAt) > p.cfg.ClassTTL) && len(todo) < p.cfg.MaxDescribes {
+			todo = append(todo, id)
+		}
+	}
+	for id := range p.known {
+		if !seen[id] {
+			delete(p.known, id)
+		}
+	}
+	if len(todo) < len(summaries) && len(todo) == p.cfg.MaxDescribes {
+		p.cfg.Log.Warn("describe cap reached; remaining jobs are classified in later runs", "queue", p.cfg.Queue, "described", len(todo))
+	}
+
+	type result struct {
+		id  string
+		job knownJob
+		err error
+	}
+	results := make(chan result, len(todo))
+	sem := make(chan struct{}, p.cfg.DescribeConcurrency)
+	var wg sync.WaitGroup
+	for _, id := range todo {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out, err := p.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(id)})
+			if err != nil {
+				results <- result{id: id, err: fmt.Errorf("describe service job %s: %w", id, err)}
+				return
+			}
+			d := DetailFromDescribe(out)
+			k := knownJob{describedAt: now}
+			if d.SchedulingPriority != nil {
+				if c, ok := p.cfg.Platform.ClassForPriority(*d.SchedulingPriority); ok {
+					k.class = c.Name
+				}
+			}
+			if k.class == "" {
+				p.cfg.Log.Warn("runnable job has no class", "jobId", id, "schedulingPriority", d.SchedulingPriority)
+			}
+			k.since, _ = RunnableSince(d, now.UnixMilli())
+			results <- result{id: id, job: k}
+		})
+	}
+	wg.Wait()
+	close(results)
+	var errs []error
+	for r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
+			continue
+		}
+		p.known[r.id] = r.job
+	}
+
+	jobs := make([]RunnableJob, 0, len(summaries))
+	for _, s := range summaries {
+		id := aws.ToString(s.JobId)
+		share := aws.ToString(s.QuotaShareName)
+		if share == "" {
+			share = aws.ToString(s.ShareIdentifier)
+		}
+		j := RunnableJob{ID: id}
+		if t, ok := p.cfg.Platform.Team(share); ok {
+			j.Team = t.Name
+		} else {
+			p.cfg.Log.Warn("runnable job's share is not a team", "jobId", id, "share", share)
+		}
+		since := max(aws.ToInt64(s.CreatedAt), aws.ToInt64(s.StoppedAt))
+		if k, ok := p.known[id]; ok {
+			j.Class = k.class
+			since = max(since, k.since)
+		}
+		if since > 0 {
+			j.Since = millis(since)
+		} else {
+			j.Since = now
+		}
+		jobs = append(jobs, j)
+	}
+	if len(errs) > 0 {
+		return jobs, errors.Join(errs...)
+	}
+	return jobs, nil
+}
+
+// DetailFromDescribe converts DescribeServiceJob's answer to the event
+// detail's shape, so that the same rules read both.
+func DetailFromDescribe(out *batch.DescribeServiceJobOutput) *Detail {
+	d := &Detail{
+		JobARN: aws.ToString(out.JobArn), JobID: aws.ToString(out.JobId), JobName: aws.ToString(out.JobName),
+		JobQueue: aws.ToString(out.JobQueue), ServiceJobType: string(out.ServiceJobType), Status: string(out.Status),
+		StatusReason: aws.ToString(out.StatusReason), CreatedAt: out.CreatedAt, ScheduledAt: out.ScheduledAt,
+		StartedAt: out.StartedAt, StoppedAt: out.StoppedAt, ShareIdentifier: aws.ToString(out.ShareIdentifier),
+		QuotaShareName: aws.ToString(out.QuotaShareName), IsTerminated: out.IsTerminated,
+	}
+	if out.SchedulingPriority != nil {
+		sp := int(*out.SchedulingPriority)
+		d.SchedulingPriority = &sp
+	}
+	for _, a := range out.Attempts {
+		d.Attempts = append(d.Attempts, Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
+	}
+	for _, c := range out.CapacityUsage {
+		d.CapacityUsage = append(d.CapacityUsage, CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
+	}
+	if ps := out.PreemptionSummary; ps != nil {
+		d.PreemptionSummary = &PreemptionSummary{PreemptedAttemptCount: int(aws.ToInt32(ps.PreemptedAttemptCount))}
+		for _, a := range ps.RecentPreemptedAttempts {
+			d.PreemptionSummary.RecentPreemptedAttempts = append(d.PreemptionSummary.RecentPreemptedAttempts,
+				Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
+		}
+	}
+	if pc := out.PreemptionConfiguration; pc != nil && pc.PreemptionRetriesBeforeTermination != nil {
+		n := int(*pc.PreemptionRetriesBeforeTermination)
+		d.PreemptionConfiguration = &PreemptionConfiguration{PreemptionRetriesBeforeTermination: &n}
+	}
+	return d
+}

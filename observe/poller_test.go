@@ -1,0 +1,358 @@
+package observe_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/metrics/emftest"
+	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/platform"
+)
+
+// t0 is 2026-11-30T16:00:00Z, the origin of the timestamps in testdata/batch.
+var t0 = time.UnixMilli(1796054400000).UTC()
+
+// pollClock is when the poller runs: 17:30:00, 90 minutes after t0.
+var pollClock = t0.Add(90 * time.Minute)
+
+// fakeBatch serves the Batch REST-JSON API from testdata/batch.
+type fakeBatch struct {
+	t         *testing.T
+	mu        sync.Mutex
+	requests  map[string][]map[string]any
+	failPaths map[string]int // path -> HTTP status of a ClientException/ServerException answer
+}
+
+func newFakeBatch(t *testing.T) *fakeBatch {
+	return &fakeBatch{t: t, requests: map[string][]map[string]any{}, failPaths: map[string]int{}}
+}
+
+func (f *fakeBatch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var in map[string]any
+	if err := json.Unmarshal(body, &in); err != nil {
+		f.t.Errorf("%s: request body is not JSON: %s", r.URL.Path, body)
+	}
+	f.mu.Lock()
+	f.requests[r.URL.Path] = append(f.requests[r.URL.Path], in)
+	status := f.failPaths[r.URL.Path]
+	f.mu.Unlock()
+	if r.Method != http.MethodPost {
+		http.Error(w, "want POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if status != 0 {
+		w.Header().Set("X-Amzn-Errortype", "ClientException")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"message":"User is not authorized to perform this action"}`))
+		return
+	}
+	var file string
+	switch r.URL.Path {
+	case "/v1/getjobqueuesnapshot":
+		file = "snapshot.json"
+	case "/v1/listservicejobs":
+		file = "runnable-page1.json"
+		if in["nextToken"] == "page-2" {
+			file = "runnable-page2.json"
+		}
+	case "/v1/describeservicejob":
+		file = "describe-" + in["jobId"].(string) + ".json"
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "batch", file))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(data)
+}
+
+func (f *fakeBatch) calls(path string) []map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests[path]
+}
+
+// batchClient builds the real SDK client the way bin/poller does, pointed at
+// the fake through AWS_ENDPOINT_URL_BATCH, with dummy credentials.
+func batchClient(t *testing.T, f *fakeBatch) *batch.Client {
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	t.Setenv("AWS_ENDPOINT_URL_BATCH", srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return batch.NewFromConfig(cfg)
+}
+
+func newPoller(t *testing.T, f *fakeBatch, now *time.Time, out io.Writer) *observe.Poller {
+	t.Helper()
+	p, err := observe.NewPoller(observe.PollerConfig{
+		Platform: platform.Default(), Queue: queueARN, Batch: batchClient(t, f),
+		Now: func() time.Time { return *now }, Out: out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func key(name string, dims ...string) string {
+	// dims are "Name=value" pairs, given in sorted order.
+	return "trainq/" + name + "{" + strings.Join(dims, ",") + "}"
+}
+
+const qd = "Queue=" + queueName
+
+func backlog(n, oldest float64, dims ...string) map[string][]float64 {
+	return map[string][]float64{
+		key("RunnableJobs", dims...):          {n},
+		key("OldestRunnableSeconds", dims...): {oldest},
+	}
+}
+
+// wantBacklog is the backlog of testdata/batch at 17:30:00:
+//
+//	r1 production search-ranking  since 17:20  600 s
+//	r2 sweep      search-ranking  since 16:00  5400 s
+//	r3 research   search-research since 17:00  1800 s
+//	r4 sweep      search-research since 17:10  1200 s (created 16:10, preempted 17:10)
+//	r5 no class   search-research since 17:25  300 s  (priority 700 is in no band)
+func wantBacklog() map[string][]float64 {
+	rk, rs := "Team=search-ranking", "Team=search-research"
+	return merge(
+		backlog(5, 5400, qd),
+		backlog(1, 600, "Class=production", qd), backlog(1, 1800, "Class=research", qd), backlog(2, 5400, "Class=sweep", qd),
+		backlog(1, 600, "Class=production", qd, rk), backlog(0, 0, "Class=production", qd, rs),
+		backlog(0, 0, "Class=research", qd, rk), backlog(1, 1800, "Class=research", qd, rs),
+		backlog(1, 5400, "Class=sweep", qd, rk), backlog(1, 1200, "Class=sweep", qd, rs),
+		backlog(2, 5400, qd, rk), backlog(3, 1800, qd, rs),
+	)
+}
+
+// wantCapacity is the capacity of testdata/batch/snapshot.json against the
+// default platform (pools p5 40, p4d 60; quotas search-ranking p5 24 + p4d 30,
+// search-research p5 16 + p4d 30).
+func wantCapacity() map[string][]float64 {
+	p5, p4 := "InstanceType=ml.p5.48xlarge", "InstanceType=ml.p4d.24xlarge"
+	rk, rs := "Team=search-ranking", "Team=search-research"
+	return map[string][]float64{
+		key("InstancesInUse", qd):          {51}, // 36 + 15
+		key("CapacityUtilization", qd):     {51}, // 100 * 51 / (40 + 60)
+		key("InstancesInUse", p5, qd):      {36}, // totalCapacityUsage
+		key("CapacityUtilization", p5, qd): {90}, // 100 * 36 / 40
+		key("InstancesInUse", p4, qd):      {15},
+		key("CapacityUtilization", p4, qd): {25}, // 100 * 15 / 60
+
+		key("InstancesInUse", qd, rk):          {35},              // 30 + 5
+		key("CapacityUtilization", qd, rk):     {100 * 35.0 / 54}, // quota 24 + 30
+		key("BorrowedInstances", qd, rk):       {6},               // p5 30 - 24
+		key("InstancesInUse", p5, qd, rk):      {30},
+		key("CapacityUtilization", p5, qd, rk): {125}, // 100 * 30 / 24
+		key("BorrowedInstances", p5, qd, rk):   {6},
+		key("InstancesInUse", p4, qd, rk):      {5},
+		key("CapacityUtilization", p4, qd, rk): {100 * 5.0 / 30},
+		key("BorrowedInstances", p4, qd, rk):   {0},
+
+		key("InstancesInUse", qd, rs):          {16},              // 6 + 10
+		key("CapacityUtilization", qd, rs):     {100 * 16.0 / 46}, // quota 16 + 30
+		key("BorrowedInstances", qd, rs):       {0},
+		key("InstancesInUse", p5, qd, rs):      {6},
+		key("CapacityUtilization", p5, qd, rs): {37.5}, // 100 * 6 / 16
+		key("BorrowedInstances", p5, qd, rs):   {0},
+		key("InstancesInUse", p4, qd, rs):      {10},
+		key("CapacityUtilization", p4, qd, rs): {100 * 10.0 / 30},
+		key("BorrowedInstances", p4, qd, rs):   {0},
+	}
+}
+
+var approx = cmpopts.EquateApprox(0, 1e-9)
+
+func TestPollerWritesBacklogAndCapacity(t *testing.T) {
+	f := newFakeBatch(t)
+	now := pollClock
+	var out bytes.Buffer
+	s, err := newPoller(t, f, &now, &out).Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := emftest.Lines(t, out.Bytes())
+	if diff := cmp.Diff(merge(wantBacklog(), wantCapacity()), emftest.Values(ds), approx); diff != "" {
+		t.Errorf("data points (-want +got):\n%s", diff)
+	}
+	for _, d := range ds {
+		if !d.Time.Equal(pollClock) {
+			t.Errorf("%s stamped %v, want %v", d.Key(), d.Time, pollClock)
+		}
+	}
+	if s.Runnable != 5 {
+		t.Errorf("summary says %d runnable jobs, want 5", s.Runnable)
+	}
+}
+
+func TestPollerPagesThroughRunnableJobs(t *testing.T) {
+	f := newFakeBatch(t)
+	now := pollClock
+	if _, err := newPoller(t, f, &now, io.Discard).Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := f.calls("/v1/listservicejobs")
+	want := []map[string]any{
+		{"jobQueue": queueARN, "jobStatus": "RUNNABLE", "maxResults": 100.0},
+		{"jobQueue": queueARN, "jobStatus": "RUNNABLE", "maxResults": 100.0, "nextToken": "page-2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListServiceJobs requests (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]map[string]any{{"jobQueue": queueARN}}, f.calls("/v1/getjobqueuesnapshot")); diff != "" {
+		t.Errorf("GetJobQueueSnapshot requests (-want +got):\n%s", diff)
+	}
+}
+
+func TestPollerDescribesEachRunnableJobOncePerTTL(t *testing.T) {
+	f := newFakeBatch(t)
+	now := pollClock
+	p := newPoller(t, f, &now, io.Discard)
+	steps := []struct {
+		name          string
+		advance       time.Duration
+		wantDescribes int
+	}{
+		{"the first run describes the 5 runnable jobs", 0, 5},
+		{"a run a minute later remembers their classes", time.Minute, 5},
+		{"a run past the 10-minute TTL describes them again", 10 * time.Minute, 10},
+	}
+	for _, st := range steps {
+		now = now.Add(st.advance)
+		if _, err := p.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(f.calls("/v1/describeservicejob")); got != st.wantDescribes {
+			t.Errorf("%s: %d DescribeServiceJob calls in all, want %d", st.name, got, st.wantDescribes)
+		}
+	}
+}
+
+func TestPollerReportsWhatItCouldReadWhenACallFails(t *testing.T) {
+	tests := []struct {
+		name     string
+		failPath string
+		wantErr  string
+		want     map[string][]float64
+	}{
+		{
+			"a refused snapshot still yields the backlog", "/v1/getjobqueuesnapshot",
+			"get job queue snapshot", wantBacklog(),
+		},
+		{
+			"a refused job list still yields the capacity", "/v1/listservicejobs",
+			"list runnable service jobs", wantCapacity(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeBatch(t)
+			f.failPaths[tt.failPath] = http.StatusBadRequest
+			now := pollClock
+			var out bytes.Buffer
+			_, err := newPoller(t, f, &now, &out).Poll(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "ClientException") {
+				t.Errorf("error %v, want one naming %q and the ClientException", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, emftest.Values(emftest.Lines(t, out.Bytes())), approx); diff != "" {
+				t.Errorf("data points (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPollerFailsTheInvocationWhenDescribeIsRefused(t *testing.T) {
+	f := newFakeBatch(t)
+	f.failPaths["/v1/describeservicejob"] = http.StatusBadRequest
+	now := pollClock
+	var out bytes.Buffer
+	_, err := newPoller(t, f, &now, &out).Poll(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "describe service job") {
+		t.Fatalf("error %v, want one naming describe service job", err)
+	}
+	got := emftest.Values(emftest.Lines(t, out.Bytes()))
+	// Unclassified jobs still count for the queue and their teams.
+	if diff := cmp.Diff(backlog(5, 5400, qd), map[string][]float64{
+		key("RunnableJobs", qd): got[key("RunnableJobs", qd)], key("OldestRunnableSeconds", qd): got[key("OldestRunnableSeconds", qd)],
+	}); diff != "" {
+		t.Errorf("queue backlog (-want +got):\n%s", diff)
+	}
+}
+
+func TestPollerRunsAsALambdaHandler(t *testing.T) {
+	f := newFakeBatch(t)
+	now := pollClock
+	var out bytes.Buffer
+	// An EventBridge Scheduler payload; the poller ignores it.
+	payload := []byte(`{"version":"0","id":"x","detail-type":"Scheduled Event","source":"aws.events","detail":{}}`)
+	resp, err := lambda.NewHandler(newPoller(t, f, &now, &out)).Invoke(context.Background(), payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary struct {
+		RunnableJobs int `json:"runnableJobs"`
+	}
+	if err := json.Unmarshal(resp, &summary); err != nil || summary.RunnableJobs != 5 {
+		t.Errorf("answer %s, want runnableJobs 5 (%v)", resp, err)
+	}
+	if len(emftest.Lines(t, out.Bytes())) == 0 {
+		t.Error("no metrics written")
+	}
+}
+
+// TestEveryMetricIsEmittedWithEverySet runs the poller and all event
+// fixtures, and checks that together they publish every metric of the
+// metrics package under every dimension set it lists, and under no other.
+func TestEveryMetricIsEmittedWithEverySet(t *testing.T) {
+	f := newFakeBatch(t)
+	now := pollClock
+	var out bytes.Buffer
+	if _, err := newPoller(t, f, &now, &out).Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	all := emftest.Lines(t, out.Bytes())
+	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		all = append(all, emftest.Lines(t, invoke(t, e.Name()))...)
+	}
+	if diff := cmp.Diff(emftest.DeclaredSets(metrics.All()), emftest.Sets(all)); diff != "" {
+		t.Errorf("dimension sets (-declared +emitted):\n%s", diff)
+	}
+}
