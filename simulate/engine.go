@@ -116,10 +116,22 @@ type job struct {
 	class      int16
 	attempts   int16 // attempts that ended in a timeout
 	preempts   int32
-	epoch      int32 // bumps when a running attempt is cut short
-	runIdx     int32 // position in running[share][typ]
+	epoch      int32  // bumps when a running attempt is cut short
+	runIdx     int32  // position in running[share][typ]
+	qgen       uint32 // bumps on every enqueue
 	state      uint8
 	timeoutEnd bool
+}
+
+// qent is a queue entry. It carries the job's ordering key, so that a queue
+// stays sorted while entries of jobs that left it wait to be compacted away;
+// gen tells a live entry from such a stale one.
+type qent struct {
+	submit int64
+	order  int64
+	prio   int32
+	idx    int32
+	gen    uint32
 }
 
 // ending is a scheduled end of a running attempt.
@@ -181,7 +193,7 @@ type engine struct {
 	running  [][][]int32 // [share][type] → jobs
 	// waiting[share][type] is ordered by waitLess; FIFO uses waiting[0][0]
 	// for every job.
-	waiting [][][]int32
+	waiting [][][]qent
 	dirty   []bool // per type: capacity or queue changed since the last pass
 
 	jobs  []job
@@ -196,6 +208,7 @@ type engine struct {
 	scratch []Victim
 	pick    []int32
 	requeue []int32 // preempted in this pass, to enqueue after it
+	left    [][]int // per share and type: started jobs still in the queue
 	waitN   []int   // waiting jobs per share
 	runN    []int   // running instances per share
 	view    quotaView
@@ -249,11 +262,12 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 		e.quota = append(e.quota, q)
 	}
 	e.teamUsed = grid(nShares, len(e.types))
+	e.left = grid(nShares, len(e.types))
 	e.running = make([][][]int32, nShares)
-	e.waiting = make([][][]int32, nShares)
+	e.waiting = make([][][]qent, nShares)
 	for s := range nShares {
 		e.running[s] = make([][]int32, len(e.types))
-		e.waiting[s] = make([][]int32, len(e.types))
+		e.waiting[s] = make([][]qent, len(e.types))
 	}
 	e.waitN = make([]int, nShares)
 	e.runN = make([]int, nShares)
@@ -368,8 +382,8 @@ func (e *engine) submit(tj trace.Job) error {
 		idx = int32(len(e.jobs) - 1)
 	}
 	j := &e.jobs[idx]
-	epoch := j.epoch + 1
-	*j = job{id: tj.ID, submit: tj.Submit, duration: tj.Duration, order: e.order,
+	epoch, qgen := j.epoch+1, j.qgen
+	*j = job{qgen: qgen, id: tj.ID, submit: tj.Submit, duration: tj.Duration, order: e.order,
 		prio: int32(e.classes[ci].SchedulingPriority(prio)), k: int32(tj.Instances),
 		typ: int16(ti), share: int16(si), class: int16(ci), epoch: epoch, state: stWaiting}
 	e.order++
@@ -399,19 +413,24 @@ func (e *engine) neverFits(j *job) string {
 }
 
 // waitLess orders waiting jobs: higher scheduling priority first, then
-// earlier submission, then submission order.
-func (e *engine) waitLess(a, b int32) bool {
-	ja, jb := &e.jobs[a], &e.jobs[b]
-	if e.policy != PolicyFIFO && ja.prio != jb.prio {
-		return ja.prio > jb.prio
+// earlier submission, then submission order (FIFO ignores priority).
+func (e *engine) waitLess(a, b qent) bool {
+	if e.policy != PolicyFIFO && a.prio != b.prio {
+		return a.prio > b.prio
 	}
-	if ja.submit != jb.submit {
-		return ja.submit < jb.submit
+	if a.submit != b.submit {
+		return a.submit < b.submit
 	}
-	return ja.order < jb.order
+	return a.order < b.order
 }
 
-func (e *engine) queueOf(j *job) *[]int32 {
+// live reports whether a queue entry is still a waiting job.
+func (e *engine) live(q qent) bool {
+	j := &e.jobs[q.idx]
+	return j.state == stWaiting && j.qgen == q.gen
+}
+
+func (e *engine) queueOf(j *job) *[]qent {
 	if e.policy == PolicyFIFO {
 		return &e.waiting[0][0]
 	}
@@ -421,14 +440,16 @@ func (e *engine) queueOf(j *job) *[]int32 {
 func (e *engine) enqueue(idx int32) {
 	j := &e.jobs[idx]
 	j.state = stWaiting
+	j.qgen++
+	en := qent{submit: j.submit, order: j.order, prio: j.prio, idx: idx, gen: j.qgen}
 	q := e.queueOf(j)
-	i, _ := slices.BinarySearchFunc(*q, idx, func(x, target int32) int {
+	i, _ := slices.BinarySearchFunc(*q, en, func(x, target qent) int {
 		if e.waitLess(x, target) {
 			return -1
 		}
 		return 1
 	})
-	*q = slices.Insert(*q, i, idx)
+	*q = slices.Insert(*q, i, en)
 	e.dirty[j.typ] = true
 	e.waitN[j.share]++
 	e.stats.waitingDelta(j, +1)
@@ -444,6 +465,7 @@ func (e *engine) start(idx int32) {
 	e.teamUsed[s][t] += int(j.k)
 	e.waitN[s]--
 	e.runN[s] += int(j.k)
+	e.left[s][t]++
 	j.runIdx = int32(len(e.running[s][t]))
 	e.running[s][t] = append(e.running[s][t], idx)
 	run := j.duration
@@ -559,9 +581,16 @@ func (e *engine) schedule() {
 	}
 }
 
-// compact removes started (no longer waiting) jobs from a queue.
-func (e *engine) compact(q *[]int32) {
-	*q = slices.DeleteFunc(*q, func(i int32) bool { return e.jobs[i].state != stWaiting })
+// compact drops stale entries from the queue of share s and type t once
+// they are at least a quarter of it, so that dropping costs O(1) amortized
+// per start.
+func (e *engine) compact(s, t int) {
+	q := &e.waiting[s][t]
+	if e.left[s][t]*4 < len(*q) {
+		return
+	}
+	e.left[s][t] = 0
+	*q = slices.DeleteFunc(*q, func(en qent) bool { return !e.live(en) })
 }
 
 // scheduleFIFO starts jobs from the head of the single queue while the head
@@ -569,12 +598,12 @@ func (e *engine) compact(q *[]int32) {
 func (e *engine) scheduleFIFO() {
 	q := &e.waiting[0][0]
 	n := 0
-	for _, idx := range *q {
-		j := &e.jobs[idx]
+	for _, en := range *q {
+		j := &e.jobs[en.idx]
 		if e.used[j.typ]+int(j.k) > e.pool[j.typ] {
 			break
 		}
-		e.start(idx)
+		e.start(en.idx)
 		n++
 	}
 	if n > 0 {

@@ -125,8 +125,12 @@ func (e *engine) scheduleFair(t int) {
 		started := false
 		q := e.waiting[s][t]
 		for e.cur[s] < len(q) {
-			idx := q[e.cur[s]]
+			en := q[e.cur[s]]
 			e.cur[s]++
+			if !e.live(en) {
+				continue
+			}
+			idx := en.idx
 			if e.used[t]+int(e.jobs[idx].k) <= limit {
 				e.start(idx)
 				started = true
@@ -138,6 +142,6 @@ func (e *engine) scheduleFair(t int) {
 		}
 	}
 	for s := range n {
-		e.compact(&e.waiting[s][t])
+		e.compact(s, t)
 	}
 }

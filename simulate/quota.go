@@ -104,7 +104,11 @@ func (e *engine) scheduleQuota(t int) {
 	}
 	// Phase 1: quota-entitled heads, share by share.
 	for s := range n {
-		for _, idx := range e.waiting[s][t] {
+		for _, en := range e.waiting[s][t] {
+			if !e.live(en) {
+				continue
+			}
+			idx := en.idx
 			j := &e.jobs[idx]
 			sync()
 			if !e.entitled(v, s, t, int(j.k)) {
@@ -118,7 +122,7 @@ func (e *engine) scheduleQuota(t int) {
 				break
 			}
 		}
-		e.compact(&e.waiting[s][t])
+		e.compact(s, t)
 	}
 	// Phase 2: every share's remaining jobs, merged in queue order.
 	for restarts := 0; restarts <= 10000 && e.err == nil; restarts++ {
@@ -129,10 +133,14 @@ func (e *engine) scheduleQuota(t int) {
 		for !preempted {
 			best := -1
 			for s := range n {
-				if e.closed[s] || e.cur[s] >= len(e.waiting[s][t]) {
+				q := e.waiting[s][t]
+				for e.cur[s] < len(q) && !e.live(q[e.cur[s]]) {
+					e.cur[s]++
+				}
+				if e.closed[s] || e.cur[s] >= len(q) {
 					continue
 				}
-				if best < 0 || e.waitLess(e.waiting[s][t][e.cur[s]], e.waiting[best][t][e.cur[best]]) {
+				if best < 0 || e.waitLess(q[e.cur[s]], e.waiting[best][t][e.cur[best]]) {
 					best = s
 				}
 			}
@@ -140,7 +148,7 @@ func (e *engine) scheduleQuota(t int) {
 				break
 			}
 			s := best
-			idx := e.waiting[s][t][e.cur[s]]
+			idx := e.waiting[s][t][e.cur[s]].idx
 			e.cur[s]++
 			j := &e.jobs[idx]
 			switch {
@@ -154,7 +162,7 @@ func (e *engine) scheduleQuota(t int) {
 			}
 		}
 		for s := range n {
-			e.compact(&e.waiting[s][t])
+			e.compact(s, t)
 		}
 		if !preempted {
 			return
