@@ -1,0 +1,122 @@
+package constructs
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// goFunctionProps configures one of trainq's Go functions.
+type goFunctionProps struct {
+	functionName  string
+	description   string
+	build         GoFunctionBuild
+	code          awslambda.Code
+	environment   map[string]string
+	timeout       awscdk.Duration
+	memoryMB      int
+	retentionDays int
+	deadLetter    awssqs.IQueue
+}
+
+// goFunction is a function with its own role and log group: the role may
+// write to that log group and nothing else until the caller grants more.
+type goFunction struct {
+	fn   awslambda.Function
+	role awsiam.Role
+	logs awslogs.LogGroup
+}
+
+func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction {
+	role := awsiam.NewRole(scope, jsii.String("ServiceRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("Role of the " + props.functionName + " function"),
+	})
+	logs := awslogs.NewLogGroup(scope, jsii.String("Logs"), &awslogs.LogGroupProps{
+		LogGroupName:  jsii.String("/aws/lambda/" + props.functionName),
+		Retention:     retention(props.retentionDays, "trainq function "+props.functionName),
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	logs.GrantWrite(role)
+	env := map[string]*string{}
+	for k, v := range props.environment {
+		env[k] = jsii.String(v)
+	}
+	code, cleanup := codeFor(props.code, props.build, fmt.Sprintf("trainq function %s", props.functionName))
+	defer cleanup()
+	fnProps := &awslambda.FunctionProps{
+		FunctionName: jsii.String(props.functionName),
+		Description:  jsii.String(props.description),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         code,
+		Role:         role,
+		LogGroup:     logs,
+		Timeout:      props.timeout,
+		MemorySize:   jsii.Number(props.memoryMB),
+		Environment:  &env,
+	}
+	if props.deadLetter != nil {
+		fnProps.DeadLetterQueue = props.deadLetter
+		fnProps.RetryAttempts = jsii.Number(2)
+		fnProps.MaxEventAge = awscdk.Duration_Hours(jsii.Number(6))
+	}
+	fn := awslambda.NewFunction(scope, jsii.String("Function"), fnProps)
+	cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{{
+		Id: jsii.String("AwsSolutions-IAM5"),
+		Reason: jsii.String("Log stream names under the function's own log group are not known in advance; " +
+			"Batch service-job ARNs are created per job (the function checks a job's queue before acting on it); " +
+			"batch:ListServiceJobs supports no resource-level permission."),
+	}}, jsii.Bool(true))
+	return goFunction{fn: fn, role: role, logs: logs}
+}
+
+// newDeadLetterQueue is an encrypted, TLS-only queue that keeps failed
+// asynchronous invocations for 14 days.
+func newDeadLetterQueue(scope constructs.Construct, id string) awssqs.Queue {
+	q := awssqs.NewQueue(scope, jsii.String(id), &awssqs.QueueProps{
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	cdknag.NagSuppressions_AddResourceSuppressions(q, &[]*cdknag.NagPackSuppression{{
+		Id:     jsii.String("AwsSolutions-SQS3"),
+		Reason: jsii.String("This queue is itself a dead-letter queue."),
+	}}, jsii.Bool(true))
+	return q
+}
+
+// retentions maps CloudWatch Logs retentions in days to the CDK's names.
+var retentions = map[int]awslogs.RetentionDays{
+	1: awslogs.RetentionDays_ONE_DAY, 3: awslogs.RetentionDays_THREE_DAYS, 5: awslogs.RetentionDays_FIVE_DAYS,
+	7: awslogs.RetentionDays_ONE_WEEK, 14: awslogs.RetentionDays_TWO_WEEKS, 30: awslogs.RetentionDays_ONE_MONTH,
+	60: awslogs.RetentionDays_TWO_MONTHS, 90: awslogs.RetentionDays_THREE_MONTHS, 120: awslogs.RetentionDays_FOUR_MONTHS,
+	150: awslogs.RetentionDays_FIVE_MONTHS, 180: awslogs.RetentionDays_SIX_MONTHS, 365: awslogs.RetentionDays_ONE_YEAR,
+	400: awslogs.RetentionDays_THIRTEEN_MONTHS, 545: awslogs.RetentionDays_EIGHTEEN_MONTHS, 731: awslogs.RetentionDays_TWO_YEARS,
+	1096: awslogs.RetentionDays_THREE_YEARS, 1827: awslogs.RetentionDays_FIVE_YEARS, 2192: awslogs.RetentionDays_SIX_YEARS,
+	2557: awslogs.RetentionDays_SEVEN_YEARS, 2922: awslogs.RetentionDays_EIGHT_YEARS, 3288: awslogs.RetentionDays_NINE_YEARS,
+	3653: awslogs.RetentionDays_TEN_YEARS,
+}
+
+// retention converts days to a CloudWatch Logs retention. The platform
+// validates that days is one CloudWatch accepts; 0 means the default.
+func retention(days int, where string) awslogs.RetentionDays {
+	if days == 0 {
+		days = platform.DefaultLogRetentionDays
+	}
+	r, ok := retentions[days]
+	if !ok {
+		panic(fmt.Sprintf("%s: log retention is %d days; want one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, 60, 90, …, 3653)", where, days))
+	}
+	return r
+}

@@ -1,0 +1,176 @@
+package constructs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// SubmitterPackage is the Go package of the submission function's main.
+const SubmitterPackage = "github.com/trainq/trainq/bin/submitter"
+
+// Environment variables the trainq functions read.
+const (
+	EnvPlatformFile      = "TRAINQ_PLATFORM_FILE"
+	EnvJobQueue          = "TRAINQ_JOB_QUEUE"
+	EnvExecutionRoleArn  = "TRAINQ_EXECUTION_ROLE_ARN"
+	PlatformFileName     = "platform.json"
+	submitterTimeoutSecs = 60
+)
+
+// SubmitterProps configures a Submitter.
+type SubmitterProps struct {
+	// Platform is the validated platform description; it is bundled with the
+	// function, names it (Platform.SubmitFunctionName) and gives one alias
+	// per class. Required.
+	Platform *platform.Platform
+	// Queue is the queue jobs go to; the function may submit to, and describe,
+	// cancel and re-prioritize jobs of, this queue only. Required.
+	Queue ITrainingQueue
+	// Code is prebuilt function code: a folder with bootstrap and
+	// platform.json. Default: built from SubmitterPackage during synthesis.
+	Code awslambda.Code
+}
+
+// Submitter is the submission function with one alias per class: a caller
+// may submit a class only if granted invoke on that class's alias.
+type Submitter interface {
+	constructs.Construct
+	// Function is the submission function.
+	Function() awslambda.Function
+	// Alias is the alias of class; it panics for an unknown class.
+	Alias(class string) awslambda.Alias
+	// DeadLetterQueue keeps asynchronous submissions that failed every retry.
+	DeadLetterQueue() awssqs.Queue
+	// GrantSubmit lets grantee submit jobs of class, by invoking the class's
+	// alias. It panics for a class the platform does not have.
+	GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant
+	// GrantOperate lets grantee invoke the function unqualified, which takes
+	// the class from the request: for operators only.
+	GrantOperate(grantee awsiam.IGrantable) awsiam.Grant
+	// MetricErrors is the function's error count.
+	MetricErrors(props *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricThrottles is the function's throttle count.
+	MetricThrottles(props *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricDuration is the function's duration.
+	MetricDuration(props *awscloudwatch.MetricOptions) awscloudwatch.Metric
+}
+
+type submitter struct {
+	constructs.Construct
+	fn      awslambda.Function
+	dlq     awssqs.Queue
+	aliases map[string]awslambda.Alias
+	classes []string
+}
+
+// NewSubmitter creates the submission function, its class aliases, its
+// dead-letter queue and its least-privilege role.
+func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) Submitter {
+	where := fmt.Sprintf("trainq.Submitter %s/%s", nodePath(scope), id)
+	switch {
+	case props == nil || props.Platform == nil:
+		panic(where + ": Platform is nil; want a validated *platform.Platform")
+	case props.Queue == nil:
+		panic(where + ": Queue is nil; want an ITrainingQueue")
+	}
+	if err := props.Platform.Validate(); err != nil {
+		panic(fmt.Sprintf("%s: %v", where, err))
+	}
+	p := props.Platform
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	dlq := newDeadLetterQueue(c, "DeadLetterQueue")
+	gf := newGoFunction(c, goFunctionProps{
+		functionName: p.SubmitFunctionName(),
+		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", p.Name, p.JobQueueName()),
+		build:        GoFunctionBuild{Package: SubmitterPackage, Files: map[string][]byte{PlatformFileName: p.JSON()}},
+		code:         props.Code,
+		environment: map[string]string{
+			EnvJobQueue:         *props.Queue.JobQueueArn(),
+			EnvExecutionRoleArn: *props.Queue.ExecutionRole().RoleArn(),
+		},
+		timeout:       awscdk.Duration_Seconds(jsii.Number(submitterTimeoutSecs)),
+		memoryMB:      256,
+		retentionDays: p.Monitoring.LogRetentionDays,
+		deadLetter:    dlq,
+	})
+	grantSubmitterPermissions(gf.role, props.Queue)
+
+	s := &submitter{Construct: c, fn: gf.fn, dlq: dlq, aliases: map[string]awslambda.Alias{}}
+	version := gf.fn.CurrentVersion()
+	for _, class := range p.ClassNames() {
+		s.aliases[class] = awslambda.NewAlias(c, jsii.String("Alias-"+class), &awslambda.AliasProps{
+			AliasName:   jsii.String(class),
+			Version:     version,
+			Description: jsii.String("Submits " + class + " jobs: invoke permission on this alias grants the class"),
+		})
+		s.classes = append(s.classes, class)
+	}
+	return s
+}
+
+// grantSubmitterPermissions gives the function's role what it needs, on the
+// platform's queue and its jobs only.
+func grantSubmitterPermissions(role awsiam.Role, queue ITrainingQueue) {
+	queue.GrantSubmit(role)
+	stack := awscdk.Stack_Of(role)
+	jobs := stack.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("batch"), Resource: jsii.String("service-job"), ResourceName: jsii.String("*"),
+		ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+	})
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("batch:GetJobQueueSnapshot"),
+		Resources: &[]*string{queue.JobQueueArn()},
+	}))
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:TerminateServiceJob", "batch:UpdateServiceJob", "batch:TagResource"),
+		Resources: &[]*string{jobs},
+	}))
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("batch:ListServiceJobs"),
+		Resources: jsii.Strings("*"),
+	}))
+}
+
+func (s *submitter) Function() awslambda.Function  { return s.fn }
+func (s *submitter) DeadLetterQueue() awssqs.Queue { return s.dlq }
+
+func (s *submitter) Alias(class string) awslambda.Alias {
+	a, ok := s.aliases[class]
+	if !ok {
+		names := append([]string{}, s.classes...)
+		sort.Strings(names)
+		panic(fmt.Sprintf("trainq.Submitter %s: class is %q; want one of the platform's classes (%s)", *s.Node().Path(), class, strings.Join(names, ", ")))
+	}
+	return a
+}
+
+func (s *submitter) GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant {
+	return s.Alias(class).GrantInvoke(grantee)
+}
+
+func (s *submitter) GrantOperate(grantee awsiam.IGrantable) awsiam.Grant {
+	return s.fn.GrantInvoke(grantee)
+}
+
+func (s *submitter) MetricErrors(props *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricErrors(props)
+}
+
+func (s *submitter) MetricThrottles(props *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricThrottles(props)
+}
+
+func (s *submitter) MetricDuration(props *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricDuration(props)
+}

@@ -1,0 +1,184 @@
+package test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/jsii-runtime-go"
+
+	tq "github.com/trainq/trainq/constructs"
+	"github.com/trainq/trainq/platform"
+)
+
+// TestAnotherTeamComposesConstructsInItsOwnStack composes the constructs the
+// way another team would: its own queue and quota shares on a pool that the
+// platform team already deployed, imported by ARN, with GrantSubmit to its
+// pipeline role.
+func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
+	const (
+		poolArn = "arn:aws:batch:us-east-1:123456789012:service-environment/shared-gpu"
+		roleArn = "arn:aws:iam::123456789012:role/sagemaker-exec"
+	)
+	var tpl assertions.Template
+	mustNotPanic(t, "compose", func() {
+		app := awscdk.NewApp(nil)
+		stack := awscdk.NewStack(app, jsii.String("VisionTeam"), &awscdk.StackProps{
+			Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")},
+		})
+		pool := tq.FromCapacityPoolArn(stack, "SharedPool", poolArn, true)
+		role := tq.FromExecutionRoleArn(stack, "ExecRole", roleArn)
+		queue := tq.NewTrainingQueue(stack, "VisionQueue", &tq.TrainingQueueProps{
+			Pool: pool, ExecutionRole: role, JobQueueName: "vision-training",
+		})
+		queue.AddQuotaShare("Detection", &tq.QuotaShareProps{
+			QuotaShareName: "detection",
+			Capacity:       []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 8}},
+			Strategy:       platform.StrategyLend,
+		})
+		pipeline := awsiam.NewRole(stack, jsii.String("Pipeline"), &awsiam.RoleProps{
+			AssumedBy: awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
+		})
+		queue.GrantSubmit(pipeline)
+		tpl = assertions.Template_FromStack(stack, nil)
+	})
+
+	queues := findResources(tpl, "AWS::Batch::JobQueue")
+	var queueID string
+	for id, q := range queues {
+		queueID = id
+		order := get(q, "Properties.ServiceEnvironmentOrder.0.ServiceEnvironment")
+		if order != poolArn {
+			t.Errorf("queue runs on %v, want the imported pool %s", order, poolArn)
+		}
+	}
+	if len(queues) != 1 {
+		t.Fatalf("want one queue, got %d", len(queues))
+	}
+	if n := len(findResources(tpl, "AWS::Batch::ServiceEnvironment")); n != 0 {
+		t.Errorf("the team's stack creates %d service environments; it must reuse the imported pool", n)
+	}
+	shares := findResources(tpl, "AWS::Batch::QuotaShare")
+	if len(shares) != 1 {
+		t.Errorf("want the one quota share added, got %d", len(shares))
+	}
+	for _, s := range shares {
+		if got := get(s, "Properties.ResourceSharingConfiguration"); !jsonEqual(got, map[string]any{"Strategy": "LEND"}) {
+			t.Errorf("lend share configuration = %v, want LEND without a borrow limit", got)
+		}
+		if got := get(s, "Properties.JobQueue"); !jsonEqual(got, getAtt(queueID, "JobQueueArn")) {
+			t.Errorf("share's queue = %v, want the team's queue", got)
+		}
+	}
+
+	// GrantSubmit: exactly SubmitServiceJob on the queue, PassRole on the
+	// imported role to SageMaker only.
+	policies := findResources(tpl, "AWS::IAM::Policy")
+	var got []any
+	for _, p := range policies {
+		got = append(got, asList(get(p, "Properties.PolicyDocument.Statement"))...)
+	}
+	want := []any{
+		map[string]any{"Action": "batch:SubmitServiceJob", "Effect": "Allow", "Resource": getAtt(queueID, "JobQueueArn")},
+		map[string]any{"Action": "iam:PassRole", "Effect": "Allow", "Resource": roleArn,
+			"Condition": map[string]any{"StringEquals": map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}}},
+	}
+	if !jsonEqual(want, got) {
+		t.Errorf("pipeline policy statements:\n got %s\nwant %s", mustJSON(got), mustJSON(want))
+	}
+}
+
+func TestConstructsRefuseInvalidPropsNamingPropAndValue(t *testing.T) {
+	cases := []struct {
+		name string
+		want []string
+		make func(stack awscdk.Stack)
+	}{
+		{"quota shares on a NUM_INSTANCES pool are refused", []string{"FairShare is nil", "NUM_INSTANCES"}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{TotalInstances: 4})
+			tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+		}},
+		{"a 21st quota share is refused", []string{"quota share 21", "at most 20"}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 40}}})
+			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+			for i := 0; i < 21; i++ {
+				q.AddQuotaShare("S"+string(rune('a'+i)), &tq.QuotaShareProps{
+					QuotaShareName: "team" + string(rune('a'+i)),
+					Capacity:       []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 1}},
+				})
+			}
+		}},
+		{"a borrow limit without lend-and-borrow is refused", []string{"BorrowLimitPercent is 50", `"reserve"`}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 4}}})
+			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+			limit := 50
+			q.AddQuotaShare("S", &tq.QuotaShareProps{QuotaShareName: "a", Strategy: platform.StrategyReserve, BorrowLimitPercent: &limit,
+				Capacity: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 1}}})
+		}},
+		{"a pool instance type outside ml.* is refused", []string{`"p5.48xlarge"`, "ml.p5.48xlarge"}, func(stack awscdk.Stack) {
+			tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "p5.48xlarge", Instances: 4}}})
+		}},
+		{"an imported pool ARN that is not a service environment is refused", []string{"serviceEnvironmentArn", "job-queue/q"}, func(stack awscdk.Stack) {
+			tq.FromCapacityPoolArn(stack, "Pool", "arn:aws:batch:us-east-1:123456789012:job-queue/q", true)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			msg := panicMessage(func() {
+				app := awscdk.NewApp(nil)
+				c.make(awscdk.NewStack(app, jsii.String("S"), nil))
+			})
+			if msg == "" {
+				t.Fatalf("accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q does not mention %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = strings.TrimSpace(strings.ReplaceAll(jsonString(r), "\n", " "))
+		}
+	}()
+	f()
+	return ""
+}
+
+func jsonString(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if e, ok := v.(error); ok {
+		return e.Error()
+	}
+	return mustJSON(v)
+}
+
+func jsonEqual(a, b any) bool { return mustJSON(a) == mustJSON(b) }
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// findResources returns the template's resources of type typ as plain JSON
+// values, keyed by logical id.
+func findResources(tpl assertions.Template, typ string) map[string]any {
+	out := map[string]any{}
+	if err := json.Unmarshal([]byte(mustJSON(tpl.FindResources(jsii.String(typ), nil))), &out); err != nil {
+		panic(err)
+	}
+	return out
+}
