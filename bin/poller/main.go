@@ -1,0 +1,62 @@
+// Command poller is the Lambda function, run every minute, that reads the
+// trainq job queue (GetJobQueueSnapshot, ListServiceJobs, DescribeServiceJob)
+// and writes backlog and capacity metrics (EMF on stdout). It only wires: the
+// logic is in package observe.
+//
+// Environment: TRAINQ_PLATFORM_FILE (default platform.json in
+// $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the job
+// queue ARN; default the platform's queue name) and the AWS SDK's usual
+// variables.
+//
+// It is run-time code: it must never import the AWS CDK, jsii or constructs.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/platform"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "trainq poller: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	p, err := platform.LoadFile(observe.PlatformFile(os.Getenv, exe))
+	if err != nil {
+		return err
+	}
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		return fmt.Errorf("load AWS config: %w", err)
+	}
+	poller, err := observe.NewPoller(observe.PollerConfig{
+		Platform: p,
+		Queue:    os.Getenv(observe.EnvJobQueue),
+		Batch:    batch.NewFromConfig(cfg),
+		Now:      time.Now,
+		Out:      os.Stdout,
+		Log:      slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+	})
+	if err != nil {
+		return err
+	}
+	lambda.Start(poller)
+	return nil
+}
