@@ -574,11 +574,16 @@ func (e *engine) schedule() {
 		default:
 			e.scheduleQuota(t)
 		}
-		for _, idx := range e.requeue {
-			e.enqueue(idx)
-		}
-		e.requeue = e.requeue[:0]
+		e.flushRequeue()
 	}
+}
+
+// flushRequeue puts the jobs preempted in a pass back in their queues.
+func (e *engine) flushRequeue() {
+	for _, idx := range e.requeue {
+		e.enqueue(idx)
+	}
+	e.requeue = e.requeue[:0]
 }
 
 // compact drops stale entries from the queue of share s and type t once

@@ -102,72 +102,81 @@ func (e *engine) scheduleQuota(t int) {
 			v.teamUsed[s] = e.teamUsed[s][t]
 		}
 	}
+	// A preemption requeues its victims, which reorders the queues being
+	// walked, so the pass starts over after each one (bounded).
+	for restarts := 0; restarts <= 10000 && e.err == nil; restarts++ {
+		if !e.quotaPhases(t, v, sync) {
+			return
+		}
+		e.flushRequeue()
+	}
+}
+
+// quotaPhases runs the two phases once and reports whether it stopped early
+// after a preemption.
+func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
+	n := len(e.p.Teams)
 	// Phase 1: quota-entitled heads, share by share.
 	for s := range n {
 		for _, en := range e.waiting[s][t] {
 			if !e.live(en) {
 				continue
 			}
-			idx := en.idx
-			j := &e.jobs[idx]
+			j := &e.jobs[en.idx]
 			sync()
 			if !e.entitled(v, s, t, int(j.k)) {
 				break
 			}
 			if e.fits(v, s, t, int(j.k)) {
-				e.start(idx)
+				e.start(en.idx)
 				continue
 			}
-			if !e.tryPreempt(idx, v) {
-				break
+			if e.tryPreempt(en.idx, v) {
+				return true
 			}
+			break
 		}
 		e.compact(s, t)
 	}
 	// Phase 2: every share's remaining jobs, merged in queue order.
-	for restarts := 0; restarts <= 10000 && e.err == nil; restarts++ {
-		sync()
-		clear(e.cur)
-		clear(e.closed)
-		preempted := false
-		for !preempted {
-			best := -1
-			for s := range n {
-				q := e.waiting[s][t]
-				for e.cur[s] < len(q) && !e.live(q[e.cur[s]]) {
-					e.cur[s]++
-				}
-				if e.closed[s] || e.cur[s] >= len(q) {
-					continue
-				}
-				if best < 0 || e.waitLess(q[e.cur[s]], e.waiting[best][t][e.cur[best]]) {
-					best = s
-				}
-			}
-			if best < 0 {
-				break
-			}
-			s := best
-			idx := e.waiting[s][t][e.cur[s]].idx
-			e.cur[s]++
-			j := &e.jobs[idx]
-			switch {
-			case e.fits(v, s, t, int(j.k)):
-				e.start(idx)
-				sync()
-			case e.tryPreempt(idx, v):
-				preempted = true
-			case e.hopeless(v, s, t, idx):
-				e.closed[s] = true
-			}
-		}
+	sync()
+	clear(e.cur)
+	clear(e.closed)
+	for {
+		best := -1
 		for s := range n {
-			e.compact(s, t)
+			q := e.waiting[s][t]
+			for e.cur[s] < len(q) && !e.live(q[e.cur[s]]) {
+				e.cur[s]++
+			}
+			if e.closed[s] || e.cur[s] >= len(q) {
+				continue
+			}
+			if best < 0 || e.waitLess(q[e.cur[s]], e.waiting[best][t][e.cur[best]]) {
+				best = s
+			}
 		}
-		if !preempted {
-			return
+		if best < 0 {
+			break
+		}
+		s := best
+		idx := e.waiting[s][t][e.cur[s]].idx
+		e.cur[s]++
+		j := &e.jobs[idx]
+		switch {
+		case e.fits(v, s, t, int(j.k)):
+			e.start(idx)
+			sync()
+		case e.tryPreempt(idx, v):
+			return true
+		case e.hopeless(v, s, t, idx):
+			e.closed[s] = true
 		}
 	}
+	for s := range n {
+		e.compact(s, t)
+	}
+	return false
 }
 
 // hopeless reports whether no job after idx in share s's queue can start in

@@ -81,8 +81,10 @@ func TestScheduling(t *testing.T) {
 		{
 			// One instance, busy until 100 with a0. research (550) outranks
 			// sweep (150), so r1 (submitted later) runs 100–200, s1 200–300.
-			name:  "higher priority job starts first when both wait",
-			p:     func(t *testing.T) *platform.Platform { return quotaPlatform(t, 1, oneTeam(1, ", inSharePreemption: false")) },
+			name: "higher priority job starts first when both wait",
+			p: func(t *testing.T) *platform.Platform {
+				return quotaPlatform(t, 1, oneTeam(1, ", inSharePreemption: false"))
+			},
 			jobs:  []trace.Job{j("a0", 0, 100, 1, "sweep", "a"), j("s1", 10, 100, 1, "sweep", "a"), j("r1", 20, 100, 1, "research", "a")},
 			kinds: []string{"start"},
 			want:  []string{"start a0@0", "start r1@100", "start s1@200"},
@@ -139,8 +141,10 @@ func TestScheduling(t *testing.T) {
 		},
 		{
 			// With in-share preemption off, production waits for s1 to end.
-			name:  "without in-share preemption production waits",
-			p:     func(t *testing.T) *platform.Platform { return quotaPlatform(t, 2, oneTeam(2, ", inSharePreemption: false")) },
+			name: "without in-share preemption production waits",
+			p: func(t *testing.T) *platform.Platform {
+				return quotaPlatform(t, 2, oneTeam(2, ", inSharePreemption: false"))
+			},
 			jobs:  []trace.Job{j("s1", 0, 1000, 1, "sweep", "a"), j("s2", 0, 1000, 1, "sweep", "a"), j("p", 10, 100, 1, "production", "a")},
 			kinds: []string{"start"},
 			want:  []string{"start s1@0", "start s2@0", "start p@1000"},
@@ -148,8 +152,10 @@ func TestScheduling(t *testing.T) {
 		{
 			// g needs all 4 instances: it starts only when j1 (2, ends 100)
 			// and j2 (1, ends 50) are both done, at 100.
-			name:  "a gang job starts only when all its instances fit",
-			p:     func(t *testing.T) *platform.Platform { return quotaPlatform(t, 4, oneTeam(4, ", inSharePreemption: false")) },
+			name: "a gang job starts only when all its instances fit",
+			p: func(t *testing.T) *platform.Platform {
+				return quotaPlatform(t, 4, oneTeam(4, ", inSharePreemption: false"))
+			},
 			jobs:  []trace.Job{j("j1", 0, 100, 2, "research", "a"), j("j2", 0, 50, 1, "research", "a"), j("g", 1, 10, 4, "research", "a")},
 			kinds: []string{"start"},
 			want:  []string{"start j1@0", "start j2@0", "start g@100"},
@@ -187,7 +193,7 @@ func TestScheduling(t *testing.T) {
 			p: func(t *testing.T) *platform.Platform {
 				return mustParse(t, fmt.Sprintf("pools: [{instanceType: %s, instances: 8}]\nscheduling: {mode: fairshare, shareDecaySeconds: 0, computeReservation: 50}\nteams: [{name: a}, {name: b}]\n", p5))
 			},
-			jobs: append(eight("a")[:8], j("b0", 50, 1000, 1, "research", "b"), j("b1", 50, 1000, 1, "research", "b")),
+			jobs:  append(eight("a")[:8], j("b0", 50, 1000, 1, "research", "b"), j("b1", 50, 1000, 1, "research", "b")),
 			kinds: []string{"start"},
 			want: []string{"start a0@0", "start a1@0", "start a2@0", "start a3@0",
 				"start b0@50", "start b1@50", "start a4@50", "start a5@50"},

@@ -1,0 +1,212 @@
+package simulate_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/simulate"
+	"github.com/trainq/trainq/trace"
+)
+
+// checker verifies invariants at every event of a run.
+type checker struct {
+	t       *testing.T
+	p       *platform.Platform
+	jobs    map[string]trace.Job
+	running map[string]bool
+	ended   map[string]int
+	order   []string // trace order, to find waiting jobs
+	bad     int
+}
+
+func (c *checker) errorf(format string, args ...any) {
+	c.bad++
+	if c.bad <= 5 {
+		c.t.Errorf(format, args...)
+	}
+}
+
+func (c *checker) Observe(e simulate.Event, s *simulate.State) {
+	for ti, it := range s.Types {
+		if s.Used[ti] > s.Pool[ti] {
+			c.errorf("t=%d: %d × %s in use, pool has %d", e.At, s.Used[ti], it, s.Pool[ti])
+		}
+		sum := 0
+		for si, team := range c.p.Teams {
+			u := s.TeamUsed[si][ti]
+			sum += u
+			if c.p.Scheduling.Mode != platform.ModeQuota {
+				continue
+			}
+			q := team.CapacityOf(it)
+			limit := q
+			if team.Sharing == platform.StrategyLendAndBorrow {
+				limit = q + q*team.BorrowLimit()/100
+				if team.BorrowLimit() < 0 {
+					limit = s.Pool[ti]
+				}
+			}
+			if u > limit {
+				c.errorf("t=%d: team %s holds %d × %s, over its quota %d plus borrow limit (%d)", e.At, team.Name, u, it, q, limit)
+			}
+		}
+		if sum != s.Used[ti] {
+			c.errorf("t=%d: teams hold %d × %s, pool use says %d", e.At, sum, it, s.Used[ti])
+		}
+	}
+	switch e.Kind {
+	case simulate.EventStart:
+		c.checkNoHigherWaits(e, s)
+		c.running[e.JobID] = true
+	case simulate.EventPreempt:
+		delete(c.running, e.JobID)
+	case simulate.EventComplete, simulate.EventFail:
+		delete(c.running, e.JobID)
+		c.ended[e.JobID]++
+	}
+}
+
+// checkNoHigherWaits: when a job starts, no job of a higher class in the
+// same share and type may be waiting that fits within its own quota on idle
+// capacity (in quota mode), or in the idle pool (otherwise).
+func (c *checker) checkNoHigherWaits(e simulate.Event, s *simulate.State) {
+	if r := c.p.Scheduling.ComputeReservation; r != nil && *r > 0 {
+		// The reservation changes what fits; checked without it below.
+		return
+	}
+	started, _ := c.p.Class(e.Class)
+	ti, si := typeIndex(s, e.InstanceType), teamIndex(c.p, e.Team)
+	free := s.Pool[ti] - s.Used[ti] + e.Instances // before this start
+	teamUsed := s.TeamUsed[si][ti] - e.Instances
+	for _, id := range c.order {
+		j := c.jobs[id]
+		if j.Submit > e.At {
+			break
+		}
+		if c.running[id] || c.ended[id] > 0 || id == e.JobID || j.Team != e.Team || j.InstanceType != e.InstanceType {
+			continue
+		}
+		h, _ := c.p.Class(j.Class)
+		if h.Priority.Min <= started.Priority.Max {
+			continue
+		}
+		fits := j.Instances <= free
+		if c.p.Scheduling.Mode == platform.ModeQuota {
+			team := c.p.Teams[si]
+			fits = fits && teamUsed+j.Instances <= team.CapacityOf(j.InstanceType)
+		}
+		if fits {
+			c.errorf("t=%d: %s (%s) started while %s (%s) of the same team waits and fits", e.At, e.JobID, e.Class, id, j.Class)
+		}
+	}
+}
+
+func typeIndex(s *simulate.State, it string) int {
+	for i, t := range s.Types {
+		if t == it {
+			return i
+		}
+	}
+	return -1
+}
+
+func teamIndex(p *platform.Platform, name string) int {
+	for i, t := range p.Teams {
+		if t.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestInvariantsOnGeneratedTraces runs generated traces through several
+// platforms and both policies and checks, at every event: capacity per type
+// and per team (borrow limits included) is never exceeded; a higher-class job
+// that fits never waits while a lower-class job of its team starts; and, at
+// the end, every job ended exactly once (completed or failed) and
+// utilization is at most 1.
+func TestInvariantsOnGeneratedTraces(t *testing.T) {
+	platforms := map[string]string{
+		"default": "",
+		"reserve, lend and a borrow limit": fmt.Sprintf(`pools: [{instanceType: %[1]s, instances: 10}, {instanceType: ml.p4d.24xlarge, instances: 6}]
+classes:
+  - {name: production, priority: {min: 900, max: 999}, preemptionRetries: 2}
+  - {name: research, priority: {min: 500, max: 599}, maxRuntimeSeconds: 7200, retries: 1}
+  - {name: sweep, priority: {min: 100, max: 199}}
+teams:
+  - {name: a, capacity: [{instanceType: %[1]s, instances: 4}, {instanceType: ml.p4d.24xlarge, instances: 2}], borrowLimitPercent: 50}
+  - {name: b, capacity: [{instanceType: %[1]s, instances: 3}], sharing: reserve}
+  - {name: c, capacity: [{instanceType: %[1]s, instances: 2}, {instanceType: ml.p4d.24xlarge, instances: 4}], sharing: lend, inSharePreemption: false}
+`, p5),
+		"fair share": fmt.Sprintf(`pools: [{instanceType: %s, instances: 12}]
+scheduling: {mode: fairshare, shareDecaySeconds: 600}
+teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
+`, p5),
+		"fair share with reservation": fmt.Sprintf(`pools: [{instanceType: %s, instances: 12}]
+scheduling: {mode: fairshare, shareDecaySeconds: 1800, computeReservation: 40}
+teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
+`, p5),
+	}
+	for name, y := range platforms {
+		p := platform.Default()
+		if y != "" {
+			p = mustParse(t, y)
+		}
+		for seed := uint64(1); seed <= 4; seed++ {
+			var jobs []trace.Job
+			if err := trace.Generate(p, trace.GenerateOptions{Seed: seed, Jobs: 400, Load: 1.3}, func(j trace.Job) error {
+				jobs = append(jobs, j)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
+				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) {
+					c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{}}
+					for _, j := range jobs {
+						c.jobs[j.ID] = j
+						c.order = append(c.order, j.ID)
+					}
+					if pol == simulate.PolicyFIFO {
+						// FIFO has no classes to respect; only capacity is checked.
+						c.p = withoutQuota(p)
+					}
+					res, err := simulate.Run(p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{Policy: pol, Observer: c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, j := range jobs {
+						if c.ended[j.ID] != 1 {
+							c.errorf("job %s ended %d times, want exactly once", j.ID, c.ended[j.ID])
+						}
+					}
+					if res.Completed+res.Failed != len(jobs) {
+						c.errorf("completed %d + failed %d != %d jobs", res.Completed, res.Failed, len(jobs))
+					}
+					if res.Utilization > 1 {
+						c.errorf("utilization %g > 1", res.Utilization)
+					}
+					for _, ts := range res.InstanceTypes {
+						if ts.Utilization > 1 {
+							c.errorf("utilization of %s %g > 1", ts.InstanceType, ts.Utilization)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// withoutQuota returns p as the FIFO baseline sees it: one pool, no shares,
+// no classes to order by.
+func withoutQuota(p *platform.Platform) *platform.Platform {
+	q := *p
+	q.Scheduling.Mode = "fifo"
+	q.Classes = nil
+	for _, c := range p.Classes {
+		c.Priority = platform.Band{Min: 0, Max: 0}
+		q.Classes = append(q.Classes, c)
+	}
+	return &q
+}
