@@ -1,0 +1,127 @@
+package simcmd_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainq/trainq/simulate/simcmd"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestGoldenExample simulates the shipped example trace on the embedded
+// default platform and compares the JSON report with the golden file, byte
+// for byte (the simulator is deterministic). Run with -update after an
+// intended change, and review the diff.
+func TestGoldenExample(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := simcmd.Simulate([]string{"--trace", "../../examples/jobs.csv", "--output", "json", "--no-progress"}, &out, &errOut); err != nil {
+		t.Fatalf("simulate: %v\n%s", err, errOut.String())
+	}
+	golden := filepath.Join("..", "testdata", "example.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), out.String()); diff != "" {
+		t.Errorf("report differs from %s (-want +got):\n%s", golden, diff)
+	}
+	var again bytes.Buffer
+	if err := simcmd.Simulate([]string{"--trace", "../../examples/jobs.csv", "--output", "json"}, &again, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), again.Bytes()) {
+		t.Error("two runs on the same inputs gave different output")
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("submit_s,duration_s,instances,instance_type,class,team\n0,10,1,ml.p5.48xlarge,sweep,search-ranking\n5,10,1,ml.p5.48xlarge,urgent,search-ranking\n"), 0o644)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"help returns flag.ErrHelp", []string{"--help"}, "flag: help requested"},
+		{"a trace is required", []string{}, "--trace"},
+		{"an unknown class names its line", []string{"--trace", bad}, "line 3: column class: got \"urgent\""},
+		{"output must be table or json", []string{"--trace", bad, "--output", "xml"}, "want table or json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := simcmd.Simulate(tc.args, &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want it to contain %q", err, tc.wantErr)
+			}
+			if tc.name == "help returns flag.ErrHelp" && (!errors.Is(err, flag.ErrHelp) || !strings.Contains(errOut.String(), "Usage")) {
+				t.Errorf("help: err %v, stderr %q", err, errOut.String())
+			}
+		})
+	}
+	t.Run("generate then simulate writes a table and a report", func(t *testing.T) {
+		jobs := filepath.Join(dir, "jobs.csv")
+		var out, errOut bytes.Buffer
+		if err := simcmd.Trace([]string{"generate", "--seed", "3", "--jobs", "200", "--out", jobs}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		rep := filepath.Join(dir, "report")
+		if err := simcmd.Simulate([]string{"--trace", jobs, "--report", rep}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "production") || !strings.Contains(out.String(), "fifo") {
+			t.Errorf("table lacks classes or the FIFO column:\n%s", out.String())
+		}
+		for _, f := range []string{"report.json", "utilization.svg", "backlog.svg", "waits.svg", "policy-vs-fifo.svg"} {
+			b, err := os.ReadFile(filepath.Join(rep, f))
+			if err != nil || len(b) < 100 {
+				t.Errorf("report file %s: %v (%d bytes)", f, err, len(b))
+			}
+		}
+	})
+}
+
+// TestConvertPublicTraces converts the public traces beside the repository
+// (../shared/traces); users do not have them, so it skips without them.
+func TestConvertPublicTraces(t *testing.T) {
+	for _, tc := range []struct{ format, file string }{
+		{"philly", "philly_chronus_mix1.csv"},
+		{"gavel", "philly_vc_gavel_seed0.csv"},
+		{"alibaba", "alibaba_v2023_openb_pods.csv"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			in := filepath.Join("..", "..", "..", "shared", "traces", tc.file)
+			if _, err := os.Stat(in); err != nil {
+				t.Skipf("public trace %s not present (it lives in ../shared/traces beside the repo): %v", in, err)
+			}
+			out := filepath.Join(t.TempDir(), "out.csv")
+			var so, se bytes.Buffer
+			if err := simcmd.Trace([]string{"convert", "--format", tc.format, "--in", in, "--out", out}, &so, &se); err != nil {
+				t.Fatalf("convert: %v", err)
+			}
+			if !strings.Contains(se.String(), "converted") {
+				t.Errorf("stderr %q lacks the conversion summary", se.String())
+			}
+			if testing.Short() {
+				return
+			}
+			var js bytes.Buffer
+			if err := simcmd.Simulate([]string{"--trace", out, "--output", "json"}, &js, &se); err != nil {
+				t.Fatalf("simulate converted trace: %v", err)
+			}
+		})
+	}
+}
