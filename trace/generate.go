@@ -141,7 +141,7 @@ func Generate(p *platform.Platform, opts GenerateOptions, emit func(Job) error) 
 		for k := 0; k < n && seq < opts.Jobs; k++ {
 			d := c.meanSec * math.Exp(rng.NormFloat64()*0.8-0.32)
 			prio := NoPriority
-			if rng.IntN(10) < 3 {
+			if rng.IntN(10) == 0 {
 				prio = rng.IntN(MaxPriority + 1)
 			}
 			seq++
