@@ -1,0 +1,380 @@
+package platform
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The expected defaults below are the ones documented on the fields of
+// Platform (platform.go), written out by hand.
+
+// defaultClassesWant are the documented default classes after defaults:
+// maxRuntimeSeconds 432000 (5 days = 5 × 86400) and 0 retries each.
+func defaultClassesWant() []Class {
+	return []Class{
+		{Name: "production", Priority: Band{Min: 900, Max: 999}, MaxRuntimeSeconds: 432000, Retries: ptr(0)},
+		{Name: "research", Priority: Band{Min: 500, Max: 599}, MaxRuntimeSeconds: 432000, Retries: ptr(0)},
+		{Name: "sweep", Priority: Band{Min: 100, Max: 199}, MaxRuntimeSeconds: 432000, Retries: ptr(0)},
+	}
+}
+
+func TestOmittedFieldsGetTheDocumentedDefaults(t *testing.T) {
+	cases := []struct {
+		name string
+		file string
+		want *Platform
+	}{
+		{
+			name: "a quota file with only pools and team capacities gets every other field",
+			file: `
+pools:
+  - {instanceType: ml.p5.48xlarge, instances: 40}
+  - {instanceType: ml.p4d.24xlarge, instances: 60}
+teams:
+  - name: ranking
+    capacity: [{instanceType: ml.p5.48xlarge, instances: 40}]
+`,
+			want: &Platform{
+				Name: "trainq",
+				Pools: []Pool{
+					{InstanceType: "ml.p5.48xlarge", Instances: 40},
+					{InstanceType: "ml.p4d.24xlarge", Instances: 60},
+				},
+				// Quota is the default mode; fair-share fields stay unset.
+				Scheduling: Scheduling{Mode: ModeQuota, QueuePriority: ptr(10)},
+				Classes:    defaultClassesWant(),
+				Teams: []Team{{
+					Name:     "ranking",
+					Capacity: []Pool{{InstanceType: "ml.p5.48xlarge", Instances: 40}},
+					// lend-and-borrow, unlimited borrowing (nil), in-share preemption on.
+					Sharing:           StrategyLendAndBorrow,
+					InSharePreemption: ptr(true),
+				}},
+				Monitoring: Monitoring{
+					Enabled:                  ptr(true),
+					MaxWaitSeconds:           map[string]int{"production": 900, "research": 7200, "sweep": 43200},
+					UtilizationTargetPercent: 80,
+					IdleAlarmSeconds:         1800,
+					FailureAlarmClasses:      []string{"production"},
+					LogRetentionDays:         30,
+				},
+				// The pool's types, in pool order.
+				Submission: Submission{InstanceTypes: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}},
+			},
+		},
+		{
+			name: "a fair-share file gets decay, reservation and weight, and no quota defaults",
+			file: `
+pools: [{instanceType: ml.p4d.24xlarge, instances: 32}]
+scheduling: {mode: fairshare}
+teams:
+  - name: ranking
+  - name: research
+    weight: 2
+`,
+			want: &Platform{
+				Name:  "trainq",
+				Pools: []Pool{{InstanceType: "ml.p4d.24xlarge", Instances: 32}},
+				Scheduling: Scheduling{
+					Mode: ModeFairShare, QueuePriority: ptr(10),
+					ShareDecaySeconds: ptr(3600), ComputeReservation: ptr(0),
+				},
+				Classes: defaultClassesWant(),
+				// Weight 1 when omitted; no sharing strategy or preemption
+				// setting, which are quota-only.
+				Teams: []Team{{Name: "ranking", Weight: 1}, {Name: "research", Weight: 2}},
+				Monitoring: Monitoring{
+					Enabled:                  ptr(true),
+					MaxWaitSeconds:           map[string]int{"production": 900, "research": 7200, "sweep": 43200},
+					UtilizationTargetPercent: 80,
+					IdleAlarmSeconds:         1800,
+					FailureAlarmClasses:      []string{"production"},
+					LogRetentionDays:         30,
+				},
+				Submission: Submission{InstanceTypes: []string{"ml.p4d.24xlarge"}},
+			},
+		},
+		{
+			name: "classes with other names wait 3600 s before an alarm and raise no failure alarm",
+			file: `
+pools: [{instanceType: ml.g5.48xlarge, instances: 4}]
+scheduling: {mode: fairshare, shareDecaySeconds: 0}
+classes:
+  - {name: interactive, priority: {min: 5000, max: 5099}}
+  - {name: research, priority: {min: 100, max: 199}, maxRuntimeSeconds: 7200}
+teams: [{name: solo}]
+monitoring:
+  maxWaitSeconds: {interactive: 300}
+`,
+			want: &Platform{
+				Name:  "trainq",
+				Pools: []Pool{{InstanceType: "ml.g5.48xlarge", Instances: 4}},
+				// An explicit decay of 0 is kept, not replaced by 3600.
+				Scheduling: Scheduling{
+					Mode: ModeFairShare, QueuePriority: ptr(10),
+					ShareDecaySeconds: ptr(0), ComputeReservation: ptr(0),
+				},
+				Classes: []Class{
+					{Name: "interactive", Priority: Band{Min: 5000, Max: 5099}, MaxRuntimeSeconds: 432000, Retries: ptr(0)},
+					{Name: "research", Priority: Band{Min: 100, Max: 199}, MaxRuntimeSeconds: 7200, Retries: ptr(0)},
+				},
+				Teams: []Team{{Name: "solo", Weight: 1}},
+				Monitoring: Monitoring{
+					Enabled: ptr(true),
+					// interactive keeps its 300; research gets its well-known 7200.
+					MaxWaitSeconds:           map[string]int{"interactive": 300, "research": 7200},
+					UtilizationTargetPercent: 80,
+					IdleAlarmSeconds:         1800,
+					LogRetentionDays:         30,
+				},
+				Submission: Submission{InstanceTypes: []string{"ml.g5.48xlarge"}},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustParse(t, []byte(tc.file))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("platform (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExplicitValuesAreKept: a file that sets every field comes back exactly
+// as written (testdata/quota.yaml, transcribed by hand).
+func TestExplicitValuesAreKept(t *testing.T) {
+	want := &Platform{
+		Name: "vision",
+		Pools: []Pool{
+			{InstanceType: "ml.p5.48xlarge", Instances: 8},
+			{InstanceType: "ml.g5.48xlarge", Instances: 20},
+		},
+		Scheduling: Scheduling{Mode: ModeQuota, QueuePriority: ptr(50)},
+		Classes: []Class{
+			{Name: "urgent", Priority: Band{Min: 9000, Max: 9999}, MaxRuntimeSeconds: 86400, Retries: ptr(3), PreemptionRetries: ptr(0)},
+			{Name: "batch", Priority: Band{Min: 10, Max: 19}, MaxRuntimeSeconds: 3600, Retries: ptr(0)},
+		},
+		Teams: []Team{
+			{
+				Name: "detection",
+				Capacity: []Pool{
+					{InstanceType: "ml.p5.48xlarge", Instances: 6},
+					{InstanceType: "ml.g5.48xlarge", Instances: 10},
+				},
+				Sharing: StrategyReserve, InSharePreemption: ptr(false),
+			},
+			{
+				Name:     "segmentation_v2",
+				Capacity: []Pool{{InstanceType: "ml.p5.48xlarge", Instances: 2}},
+				Sharing:  StrategyLendAndBorrow, BorrowLimitPercent: ptr(200), InSharePreemption: ptr(true),
+			},
+			{
+				Name:     "labeling",
+				Capacity: []Pool{{InstanceType: "ml.g5.48xlarge", Instances: 10}},
+				// inSharePreemption omitted: on.
+				Sharing: StrategyLend, InSharePreemption: ptr(true),
+			},
+		},
+		Monitoring: Monitoring{
+			Enabled:                  ptr(true),
+			AlarmEmails:              []string{"vision-oncall@example.com", "ml-platform@example.com"},
+			MaxWaitSeconds:           map[string]int{"urgent": 600, "batch": 86400},
+			UtilizationTargetPercent: 70,
+			IdleAlarmSeconds:         3600,
+			FailureAlarmClasses:      []string{"urgent", "batch"},
+			LogRetentionDays:         90,
+		},
+		Submission: Submission{
+			InstanceTypes: []string{"ml.g5.48xlarge", "ml.p5.48xlarge"},
+			Submitters: []Submitter{
+				{RoleARN: "arn:aws:iam::210987654321:role/vision/pipeline", Classes: []string{"urgent", "batch"}},
+				{RoleARN: "arn:aws:iam::210987654321:role/notebooks", Classes: []string{"batch"}},
+			},
+		},
+		Training: Training{
+			S3Read:          []string{"s3://vision-datasets/coco", "s3://vision-datasets/openimages/v7"},
+			S3Write:         []string{"s3://vision-checkpoints"},
+			ECRRepositories: []string{"vision/trainer", "vision/evaluator"},
+		},
+	}
+	got := mustParse(t, readTestdata(t, "quota.yaml"))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("platform (-want +got):\n%s", diff)
+	}
+}
+
+// TestExplicitFalseAndZeroAreKept: pointers let a user turn off what is on
+// by default.
+func TestExplicitFalseAndZeroAreKept(t *testing.T) {
+	d := quotaDoc()
+	set(t, d, "teams.0.inSharePreemption", false)
+	set(t, d, "monitoring.enabled", false)
+	set(t, d, "monitoring.failureAlarmClasses", []any{})
+	set(t, d, "scheduling.queuePriority", 0)
+	p := mustParse(t, render(t, d))
+	if p.Teams[0].PreemptsInShare() {
+		t.Error("teams[0]: in-share preemption is on, want off as written")
+	}
+	if !p.Teams[1].PreemptsInShare() {
+		t.Error("teams[1]: in-share preemption is off, want the default on")
+	}
+	if p.Monitoring.IsEnabled() {
+		t.Error("monitoring is on, want off as written")
+	}
+	if len(p.Monitoring.FailureAlarmClasses) != 0 {
+		t.Errorf("failureAlarmClasses = %v, want none as written", p.Monitoring.FailureAlarmClasses)
+	}
+	if got := *p.Scheduling.QueuePriority; got != 0 {
+		t.Errorf("queuePriority = %d, want 0 as written", got)
+	}
+}
+
+func TestApplyDefaultsIsIdempotent(t *testing.T) {
+	for _, name := range []string{"fairshare.yaml", "quota.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			p := mustParse(t, readTestdata(t, name))
+			again := *p
+			again.ApplyDefaults()
+			if diff := cmp.Diff(p, &again); diff != "" {
+				t.Errorf("second ApplyDefaults changed the platform (-once +twice):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEmbeddedDefaultIsTheReferenceSetup checks the promises of DESIGN.md:
+// quota mode, one GPU pool (40 × ml.p5.48xlarge, 60 × ml.p4d.24xlarge), two
+// teams that lend and borrow, in-share preemption on, three classes with
+// non-overlapping bands and production highest.
+func TestEmbeddedDefaultIsTheReferenceSetup(t *testing.T) {
+	p := Default()
+	if p.Scheduling.Mode != ModeQuota {
+		t.Errorf("mode = %q, want quota", p.Scheduling.Mode)
+	}
+	if got, want := p.Pools, []Pool{{"ml.p5.48xlarge", 40}, {"ml.p4d.24xlarge", 60}}; !cmp.Equal(want, got) {
+		t.Errorf("pools = %v, want %v", got, want)
+	}
+	if len(p.Teams) != 2 {
+		t.Fatalf("%d teams, want 2", len(p.Teams))
+	}
+	for _, team := range p.Teams {
+		if team.Sharing != StrategyLendAndBorrow || team.Sharing.BatchStrategy() != "LEND_AND_BORROW" {
+			t.Errorf("team %s shares %q, want lend-and-borrow", team.Name, team.Sharing)
+		}
+		if team.BorrowLimit() == 0 {
+			t.Errorf("team %s may borrow nothing (borrow limit 0)", team.Name)
+		}
+		if !team.PreemptsInShare() {
+			t.Errorf("team %s: in-share preemption off, want on", team.Name)
+		}
+	}
+	// The teams' guarantees fit the pool: each type's sum is at most the pool.
+	for _, pool := range p.Pools {
+		sum := 0
+		for _, team := range p.Teams {
+			sum += team.CapacityOf(pool.InstanceType)
+		}
+		if sum == 0 || sum > pool.Instances {
+			t.Errorf("teams guarantee %d × %s, want 1 to %d", sum, pool.InstanceType, pool.Instances)
+		}
+	}
+	if diff := cmp.Diff([]string{"production", "research", "sweep"}, p.ClassNames()); diff != "" {
+		t.Errorf("class names (-want +got):\n%s", diff)
+	}
+	for i, c := range p.Classes {
+		for j, o := range p.Classes {
+			if i != j && c.Priority.Min <= o.Priority.Max && o.Priority.Min <= c.Priority.Max {
+				t.Errorf("bands of %s %v and %s %v overlap", c.Name, c.Priority, o.Name, o.Priority)
+			}
+		}
+	}
+	prod, _ := p.Class("production")
+	for _, c := range p.Classes {
+		if c.Name != "production" && c.Priority.Max >= prod.Priority.Min {
+			t.Errorf("class %s reaches %d, not below production's lowest %d", c.Name, c.Priority.Max, prod.Priority.Min)
+		}
+	}
+	sweep, _ := p.Class("sweep")
+	research, _ := p.Class("research")
+	if !(sweep.Priority.Max < research.Priority.Min) {
+		t.Errorf("sweep %v is not below research %v", sweep.Priority, research.Priority)
+	}
+	if p.Monitoring.MaxWaitSeconds["production"] >= p.Monitoring.MaxWaitSeconds["sweep"] {
+		t.Errorf("production may wait %d s and sweep %d s, want production alarmed first",
+			p.Monitoring.MaxWaitSeconds["production"], p.Monitoring.MaxWaitSeconds["sweep"])
+	}
+}
+
+func TestDefaultYAMLIsTheDefault(t *testing.T) {
+	if diff := cmp.Diff(Default(), mustParse(t, DefaultYAML())); diff != "" {
+		t.Errorf("Parse(DefaultYAML()) differs from Default() (-Default +parsed):\n%s", diff)
+	}
+	// Callers get copies: changing one must not change the next.
+	b := DefaultYAML()
+	copy(b, bytes.Repeat([]byte("x"), len(b)))
+	if !strings.Contains(string(DefaultYAML()), "search-ranking") {
+		t.Error("changing the bytes DefaultYAML returned changed the embedded default")
+	}
+	p := Default()
+	p.Teams[0].Name = "changed"
+	p.Classes[0].Priority.Min = 0
+	if Default().Teams[0].Name == "changed" || Default().Classes[0].Priority.Min == 0 {
+		t.Error("changing a platform Default returned changed the next Default")
+	}
+}
+
+func TestSmallAccessors(t *testing.T) {
+	p := Default()
+	// 40 + 60 = 100 instances in all.
+	if got := p.TotalInstances(); got != 100 {
+		t.Errorf("TotalInstances = %d, want 100", got)
+	}
+	if got := p.PoolInstances("ml.g5.48xlarge"); got != 0 {
+		t.Errorf("PoolInstances(type outside the pool) = %d, want 0", got)
+	}
+	if _, ok := p.Team("nobody"); ok {
+		t.Error("Team(unknown) found a team")
+	}
+	if _, ok := p.Class("nothing"); ok {
+		t.Error("Class(unknown) found a class")
+	}
+	team, ok := p.Team("search-research")
+	if !ok || team.CapacityOf("ml.p5.48xlarge") != 16 || team.CapacityOf("ml.g5.48xlarge") != 0 {
+		t.Errorf("Team(search-research) = %+v, %v; want 16 × ml.p5.48xlarge and no ml.g5.48xlarge", team, ok)
+	}
+	for s, want := range map[Strategy]string{StrategyReserve: "RESERVE", StrategyLend: "LEND", StrategyLendAndBorrow: "LEND_AND_BORROW", "other": ""} {
+		if got := s.BatchStrategy(); got != want {
+			t.Errorf("Strategy(%q).BatchStrategy() = %q, want %q", s, got, want)
+		}
+	}
+	// Batch attempts are retries + 1; no retries set means one attempt.
+	for _, tc := range []struct {
+		retries *int
+		want    int
+	}{{nil, 1}, {ptr(0), 1}, {ptr(2), 3}, {ptr(9), 10}} {
+		if got := (Class{Retries: tc.retries}).Attempts(); got != tc.want {
+			t.Errorf("Attempts with retries %v = %d, want %d", tc.retries, got, tc.want)
+		}
+	}
+	if got := (Team{}).BorrowLimit(); got != -1 {
+		t.Errorf("BorrowLimit with none set = %d, want -1 (unlimited)", got)
+	}
+	names := map[string]string{}
+	for what, n := range map[string]string{
+		"queue": p.JobQueueName(), "service environment": p.ServiceEnvironmentName(),
+		"submit function": p.SubmitFunctionName(), "observer function": p.ObserverFunctionName(),
+		"poller function": p.PollerFunctionName(),
+	} {
+		if !strings.HasPrefix(n, p.Name+"-") {
+			t.Errorf("%s name %q does not start with the platform name %q", what, n, p.Name)
+		}
+		if other, dup := names[n]; dup {
+			t.Errorf("%s and %s are both named %q", what, other, n)
+		}
+		names[n] = what
+	}
+}

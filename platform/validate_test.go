@@ -1,0 +1,870 @@
+package platform
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// rejectCase is one mistake in an otherwise valid file. The file must be
+// rejected with exactly one problem: one mistake, one message.
+type rejectCase struct {
+	name    string
+	base    func() doc
+	change  func(t testing.TB, d doc)
+	field   string
+	value   string   // the Value must contain this (the value the user wrote)
+	allowed []string // the Allowed must contain each of these
+}
+
+// to returns a change that sets one path.
+func to(path string, v any) func(testing.TB, doc) {
+	return func(t testing.TB, d doc) { set(t, d, path, v) }
+}
+
+// withClasses returns a change that lists the default classes explicitly and
+// then applies change.
+func withClasses(change func(testing.TB, doc)) func(testing.TB, doc) {
+	return func(t testing.TB, d doc) {
+		d["classes"] = defaultClassesDoc()
+		change(t, d)
+	}
+}
+
+// teamsOfOne returns n quota teams team00…, each guaranteed one
+// ml.p5.48xlarge.
+func teamsOfOne(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = doc{"name": fmt.Sprintf("team%02d", i), "capacity": []any{
+			doc{"instanceType": "ml.p5.48xlarge", "instances": 1},
+		}}
+	}
+	return out
+}
+
+// sixTypes are six SageMaker training instance types.
+var sixTypes = []string{"ml.p5.48xlarge", "ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5e.48xlarge", "ml.g5.48xlarge", "ml.trn1.32xlarge"}
+
+// poolsOf returns pools of 40 instances of each type, and capacities of one
+// instance of each type.
+func poolsOf(types []string) (pools, capacity []any) {
+	for _, it := range types {
+		pools = append(pools, doc{"instanceType": it, "instances": 40})
+		capacity = append(capacity, doc{"instanceType": it, "instances": 1})
+	}
+	return pools, capacity
+}
+
+var rejectCases = []rejectCase{
+	// Unknown keys.
+	{
+		name: "an unknown top-level key is named with the keys that are allowed",
+		base: quotaDoc, change: to("gpuPools", []any{}),
+		field: "gpuPools", value: "unknown key", allowed: []string{"pools", "teams", "scheduling"},
+	},
+	{
+		name: "a misspelt team key is named with its full path",
+		base: quotaDoc, change: to("teams.0.borowLimitPercent", 50),
+		field: "teams[0].borowLimitPercent", value: "unknown key", allowed: []string{"borrowLimitPercent"},
+	},
+	{
+		name: "an unknown key inside a capacity entry is named with its full path",
+		base: quotaDoc, change: to("teams.1.capacity.0.gpus", 8),
+		field: "teams[1].capacity[0].gpus", value: "unknown key", allowed: []string{"instances", "instanceType"},
+	},
+	{
+		name: "an unknown scheduling key is named",
+		base: quotaDoc, change: to("scheduling.preemption", true),
+		field: "scheduling.preemption", value: "unknown key", allowed: []string{"mode", "queuePriority"},
+	},
+
+	// Names Batch would refuse.
+	{
+		name: "a quota share name with a space is refused",
+		base: quotaDoc, change: to("teams.0.name", "search ranking"),
+		field: "teams[0].name", value: "search ranking", allowed: []string{"quota share name", "128"},
+	},
+	{
+		name: "a quota share name of 129 characters is refused (Batch allows 128)",
+		base: quotaDoc, change: to("teams.0.name", strings.Repeat("a", 129)),
+		field: "teams[0].name", value: strings.Repeat("a", 129), allowed: []string{"1-128"},
+	},
+	{
+		name: "a fair-share identifier with a hyphen is refused",
+		base: fairshareDoc, change: to("teams.0.name", "search-ranking"),
+		field: "teams[0].name", value: "search-ranking", allowed: []string{"fair-share identifier", "'_'"},
+	},
+	{
+		name: "a fair-share identifier of 256 characters is refused (Batch allows 255)",
+		base: fairshareDoc, change: to("teams.0.name", strings.Repeat("b", 256)),
+		field: "teams[0].name", value: strings.Repeat("b", 256), allowed: []string{"1-255"},
+	},
+	{
+		name: "a fair-share identifier ending in * (a Batch prefix) is refused",
+		base: fairshareDoc, change: to("teams.0.name", "ranking*"),
+		field: "teams[0].name", value: "ranking*", allowed: []string{"fair-share identifier"},
+	},
+	{
+		name: "two teams with the same name are refused",
+		base: quotaDoc, change: to("teams.1.name", "search-ranking"),
+		field: "teams[1].name", value: "search-ranking", allowed: []string{"not used by another team"},
+	},
+	{
+		name: "a platform name starting with a digit is refused",
+		base: quotaDoc, change: to("name", "9gpu"),
+		field: "name", value: "9gpu", allowed: []string{"a letter"},
+	},
+	{
+		name: "a platform name of 33 characters is refused (it prefixes function names)",
+		base: quotaDoc, change: to("name", "t"+strings.Repeat("x", 32)),
+		field: "name", value: "t" + strings.Repeat("x", 32), allowed: []string{"31"},
+	},
+
+	// Quota share limits.
+	{
+		name: "21 quota shares are refused (Batch allows 20 per queue)",
+		base: quotaDoc, change: to("teams", teamsOfOne(21)),
+		field: "teams", value: "21", allowed: []string{"20", "quota shares"},
+	},
+	{
+		name: "6 capacity limits in one share are refused (Batch allows 5)",
+		base: quotaDoc,
+		change: func(t testing.TB, d doc) {
+			pools, capacity := poolsOf(sixTypes)
+			d["pools"] = pools
+			set(t, d, "teams.0.capacity", capacity)
+		},
+		field: "teams[0].capacity", value: "6", allowed: []string{"5", "capacity limits"},
+	},
+	{
+		name: "a quota team without capacity is refused",
+		base: quotaDoc, change: to("teams.0.capacity", []any{}),
+		field: "teams[0].capacity", value: "[]", allowed: []string{"1 to 5"},
+	},
+
+	// Borrowing.
+	{
+		name: "a borrow limit on a reserving share is refused",
+		base: quotaDoc,
+		change: func(t testing.TB, d doc) {
+			set(t, d, "teams.0.sharing", "reserve")
+			set(t, d, "teams.0.borrowLimitPercent", 50)
+		},
+		field: "teams[0].borrowLimitPercent", value: "50", allowed: []string{"lend-and-borrow", "reserve"},
+	},
+	{
+		name: "a borrow limit on a lending share is refused",
+		base: quotaDoc,
+		change: func(t testing.TB, d doc) {
+			set(t, d, "teams.1.sharing", "lend")
+			set(t, d, "teams.1.borrowLimitPercent", 100)
+		},
+		field: "teams[1].borrowLimitPercent", value: "100", allowed: []string{"lend-and-borrow", "lend)"},
+	},
+	{
+		name: "a borrow limit below -1 is refused",
+		base: quotaDoc, change: to("teams.0.borrowLimitPercent", -2),
+		field: "teams[0].borrowLimitPercent", value: "-2", allowed: []string{"-1", "unlimited"},
+	},
+	{
+		name: "an unknown sharing strategy is refused",
+		base: quotaDoc, change: to("teams.0.sharing", "borrow"),
+		field: "teams[0].sharing", value: "borrow", allowed: []string{"reserve", "lend", "lend-and-borrow"},
+	},
+
+	// Weights.
+	{
+		name: "a weight of 1000 is refused (above 999.9999)",
+		base: fairshareDoc, change: to("teams.1.weight", 1000),
+		field: "teams[1].weight", value: "1000", allowed: []string{"0.0001", "999.9999"},
+	},
+	{
+		name: "a weight of 999.99995 is refused (above 999.9999)",
+		base: fairshareDoc, change: to("teams.1.weight", 999.99995),
+		field: "teams[1].weight", value: "999.99995", allowed: []string{"0.0001", "999.9999"},
+	},
+	{
+		name: "a negative weight is refused",
+		base: fairshareDoc, change: to("teams.0.weight", -0.5),
+		field: "teams[0].weight", value: "-0.5", allowed: []string{"0.0001", "999.9999"},
+	},
+	{
+		name: "a weight of 0 is refused (below 0.0001), not replaced by the default",
+		base: fairshareDoc, change: to("teams.0.weight", 0),
+		field: "teams[0].weight", value: "0", allowed: []string{"0.0001", "999.9999"},
+	},
+	{
+		name: "a weight in quota mode is refused",
+		base: quotaDoc, change: to("teams.0.weight", 2),
+		field: "teams[0].weight", value: "2", allowed: []string{"fairshare only"},
+	},
+
+	// Fair-share policy.
+	{
+		name: "a share decay of 604801 s is refused (above 604800, 7 days)",
+		base: fairshareDoc, change: to("scheduling.shareDecaySeconds", 604801),
+		field: "scheduling.shareDecaySeconds", value: "604801", allowed: []string{"0 to 604800"},
+	},
+	{
+		name: "a negative share decay is refused",
+		base: fairshareDoc, change: to("scheduling.shareDecaySeconds", -1),
+		field: "scheduling.shareDecaySeconds", value: "-1", allowed: []string{"0 to 604800"},
+	},
+	{
+		name: "a compute reservation of 100 is refused (above 99)",
+		base: fairshareDoc, change: to("scheduling.computeReservation", 100),
+		field: "scheduling.computeReservation", value: "100", allowed: []string{"0 to 99"},
+	},
+	{
+		name: "a negative compute reservation is refused",
+		base: fairshareDoc, change: to("scheduling.computeReservation", -1),
+		field: "scheduling.computeReservation", value: "-1", allowed: []string{"0 to 99"},
+	},
+	{
+		name: "a share decay in quota mode is refused",
+		base: quotaDoc, change: to("scheduling.shareDecaySeconds", 3600),
+		field: "scheduling.shareDecaySeconds", value: "3600", allowed: []string{"fairshare only"},
+	},
+	{
+		name: "a compute reservation in quota mode is refused",
+		base: quotaDoc, change: to("scheduling.computeReservation", 10),
+		field: "scheduling.computeReservation", value: "10", allowed: []string{"fairshare only"},
+	},
+	{
+		name: "capacity on a fair-share team is refused",
+		base: fairshareDoc, change: to("teams.0.capacity", []any{doc{"instanceType": "ml.p5.48xlarge", "instances": 4}}),
+		field: "teams[0].capacity", allowed: []string{"quota only"},
+	},
+	{
+		name: "a sharing strategy on a fair-share team is refused",
+		base: fairshareDoc, change: to("teams.0.sharing", "lend"),
+		field: "teams[0].sharing", allowed: []string{"quota only"},
+	},
+	{
+		name: "a borrow limit on a fair-share team is refused",
+		base: fairshareDoc, change: to("teams.0.borrowLimitPercent", 50),
+		field: "teams[0].borrowLimitPercent", allowed: []string{"quota only"},
+	},
+	{
+		name: "in-share preemption on a fair-share team is refused",
+		base: fairshareDoc, change: to("teams.0.inSharePreemption", false),
+		field: "teams[0].inSharePreemption", allowed: []string{"quota only"},
+	},
+	{
+		name: "a queue priority of 1001 is refused (Batch allows 0-1000)",
+		base: quotaDoc, change: to("scheduling.queuePriority", 1001),
+		field: "scheduling.queuePriority", value: "1001", allowed: []string{"0 to 1000"},
+	},
+	{
+		name: "a negative queue priority is refused",
+		base: quotaDoc, change: to("scheduling.queuePriority", -1),
+		field: "scheduling.queuePriority", value: "-1", allowed: []string{"0 to 1000"},
+	},
+
+	// Priority bands and classes.
+	{
+		name: "a band overlapping a higher class names the class it overlaps",
+		base: quotaDoc, change: withClasses(to("classes.1.priority", doc{"min": 550, "max": 950})),
+		field: "classes[1].priority", value: "550-950", allowed: []string{"classes[0]", "production", "900-999"},
+	},
+	{
+		name: "bands sharing a single priority overlap",
+		base: quotaDoc, change: withClasses(to("classes.1.priority.min", 199)),
+		// sweep (classes[2]) is 100-199 and research now 199-599: both hold 199.
+		field: "classes[2].priority", value: "100-199", allowed: []string{"classes[1]", "research", "199-599"},
+	},
+	{
+		name: "a band whose max is below its min is refused",
+		base: quotaDoc, change: withClasses(to("classes.0.priority.max", 800)),
+		field: "classes[0].priority.max", value: "800", allowed: []string{"900"},
+	},
+	{
+		name: "a band above scheduling priority 9999 is refused",
+		base: quotaDoc, change: withClasses(to("classes.0.priority.max", 10000)),
+		field: "classes[0].priority.max", value: "10000", allowed: []string{"0 to 9999"},
+	},
+	{
+		name: "a band below scheduling priority 0 is refused",
+		base: quotaDoc, change: withClasses(to("classes.2.priority.min", -1)),
+		field: "classes[2].priority.min", value: "-1", allowed: []string{"0 to 9999"},
+	},
+	{
+		name: "a class name with a space is refused (it names a Lambda alias)",
+		base: quotaDoc, change: withClasses(to("classes.2.name", "sweep jobs")),
+		field: "classes[2].name", value: "sweep jobs", allowed: []string{"letter"},
+	},
+	{
+		name: "two classes with the same name are refused",
+		base: quotaDoc, change: withClasses(to("classes.1.name", "production")),
+		field: "classes[1].name", value: "production", allowed: []string{"not used by another class"},
+	},
+	{
+		name: "a max runtime above 28 days is refused",
+		// 28 days = 28 × 24 × 3600 = 2419200 s.
+		base: quotaDoc, change: withClasses(to("classes.0.maxRuntimeSeconds", 2419201)),
+		field: "classes[0].maxRuntimeSeconds", value: "2419201", allowed: []string{"2419200"},
+	},
+	{
+		name: "a negative max runtime is refused",
+		base: quotaDoc, change: withClasses(to("classes.0.maxRuntimeSeconds", -5)),
+		field: "classes[0].maxRuntimeSeconds", value: "-5", allowed: []string{"1 to 2419200"},
+	},
+	{
+		name: "10 retries are refused (Batch allows 10 attempts, so 9 retries)",
+		base: quotaDoc, change: withClasses(to("classes.0.retries", 10)),
+		field: "classes[0].retries", value: "10", allowed: []string{"0 to 9"},
+	},
+	{
+		name: "negative retries are refused",
+		base: quotaDoc, change: withClasses(to("classes.0.retries", -1)),
+		field: "classes[0].retries", value: "-1", allowed: []string{"0 to 9"},
+	},
+	{
+		name: "10000 preemption retries are refused",
+		base: quotaDoc, change: withClasses(to("classes.1.preemptionRetries", 10000)),
+		field: "classes[1].preemptionRetries", value: "10000", allowed: []string{"0 to 9999", "unlimited"},
+	},
+	{
+		name: "negative preemption retries are refused",
+		base: quotaDoc, change: withClasses(to("classes.1.preemptionRetries", -1)),
+		field: "classes[1].preemptionRetries", value: "-1", allowed: []string{"0 to 9999"},
+	},
+
+	// Capacity against the pools.
+	{
+		name: "quota shares guaranteeing more than the pool are refused",
+		// p5: 25 + 16 = 41 guaranteed, the pool has 40.
+		base: quotaDoc, change: to("teams.0.capacity.0.instances", 25),
+		field: "teams[*].capacity", value: "41", allowed: []string{"40", "ml.p5.48xlarge"},
+	},
+	{
+		name: "one share alone guaranteeing more than the pool is refused",
+		// p4d: 61 + 0 = 61 guaranteed, the pool has 60.
+		base: quotaDoc,
+		change: func(t testing.TB, d doc) {
+			set(t, d, "teams.0.capacity.1.instances", 61)
+			set(t, d, "teams.1.capacity", []any{doc{"instanceType": "ml.p5.48xlarge", "instances": 16}})
+		},
+		field: "teams[*].capacity", value: "61", allowed: []string{"60", "ml.p4d.24xlarge"},
+	},
+	{
+		name: "a share capacity of an instance type outside the pools is refused",
+		base: quotaDoc, change: to("teams.0.capacity.1.instanceType", "ml.g5.48xlarge"),
+		field: "teams[0].capacity[1].instanceType", value: "ml.g5.48xlarge", allowed: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"},
+	},
+	{
+		name: "the same instance type twice in one share is refused",
+		// p5 stays within the pool: 12 + 12 + 16 = 40.
+		base: quotaDoc, change: to("teams.0.capacity", []any{
+			doc{"instanceType": "ml.p5.48xlarge", "instances": 12},
+			doc{"instanceType": "ml.p5.48xlarge", "instances": 12},
+		}),
+		field: "teams[0].capacity[1].instanceType", value: "ml.p5.48xlarge", allowed: []string{"once per team"},
+	},
+	{
+		name: "a share capacity of 0 instances is refused",
+		base: quotaDoc, change: to("teams.0.capacity.0.instances", 0),
+		field: "teams[0].capacity[0].instances", value: "0", allowed: []string{"at least 1"},
+	},
+
+	// Instance types.
+	{
+		name: "a share capacity whose instance type is not ml.* is refused",
+		base: quotaDoc, change: to("teams.1.capacity.0.instanceType", "p5.48xlarge"),
+		field: "teams[1].capacity[0].instanceType", value: "p5.48xlarge", allowed: []string{"ml.p5.48xlarge", "ml.<family>.<size>"},
+	},
+	{
+		name: "a pool whose instance type is not ml.* is refused",
+		base: quotaDoc,
+		change: func(t testing.TB, d doc) {
+			set(t, d, "pools", append(d["pools"].([]any), doc{"instanceType": "p4de.24xlarge", "instances": 8}))
+			set(t, d, "submission.instanceTypes", []any{"ml.p5.48xlarge", "ml.p4d.24xlarge"})
+		},
+		field: "pools[2].instanceType", value: "p4de.24xlarge", allowed: []string{"ml.<family>.<size>"},
+	},
+	{
+		name: "a submission instance type that is not ml.* is refused",
+		base: quotaDoc, change: to("submission.instanceTypes", []any{"ml.p5.48xlarge", "g5.48xlarge"}),
+		field: "submission.instanceTypes[1]", value: "g5.48xlarge", allowed: []string{"ml.<family>.<size>"},
+	},
+	{
+		name: "a submission instance type outside the pools is refused",
+		base: quotaDoc, change: to("submission.instanceTypes", []any{"ml.g5.48xlarge"}),
+		field: "submission.instanceTypes[0]", value: "ml.g5.48xlarge", allowed: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"},
+	},
+	{
+		name: "the same submission instance type twice is refused",
+		base: quotaDoc, change: to("submission.instanceTypes", []any{"ml.p4d.24xlarge", "ml.p4d.24xlarge"}),
+		field: "submission.instanceTypes[1]", value: "ml.p4d.24xlarge", allowed: []string{"once"},
+	},
+
+	// Pools and teams present.
+	{
+		name: "a platform without pools is refused",
+		base: fairshareDoc, change: to("pools", []any{}),
+		field: "pools", allowed: []string{"at least one instance type"},
+	},
+	{
+		name: "a pool of 0 instances is refused",
+		base: fairshareDoc,
+		change: func(t testing.TB, d doc) {
+			set(t, d, "pools", append(d["pools"].([]any), doc{"instanceType": "ml.p4d.24xlarge", "instances": 0}))
+			set(t, d, "submission.instanceTypes", []any{"ml.p5.48xlarge"})
+		},
+		field: "pools[1].instances", value: "0", allowed: []string{"at least 1"},
+	},
+	{
+		name: "the same pool instance type twice is refused",
+		base: fairshareDoc,
+		change: func(t testing.TB, d doc) {
+			set(t, d, "pools", append(d["pools"].([]any), doc{"instanceType": "ml.p5.48xlarge", "instances": 8}))
+			set(t, d, "submission.instanceTypes", []any{"ml.p5.48xlarge"})
+		},
+		field: "pools[1].instanceType", value: "ml.p5.48xlarge", allowed: []string{"once"},
+	},
+	{
+		name: "a platform without teams is refused",
+		base: fairshareDoc, change: to("teams", []any{}),
+		field: "teams", allowed: []string{"at least one team"},
+	},
+
+	// Monitoring.
+	{
+		name: "an alarm e-mail that is not an address is refused",
+		base: quotaDoc, change: to("monitoring.alarmEmails", []any{"ml-oncall@example.com", "oncall"}),
+		field: "monitoring.alarmEmails[1]", value: "oncall", allowed: []string{"e-mail address"},
+	},
+	{
+		name: "an alarm e-mail with a display name is refused (SNS takes a bare address)",
+		base: quotaDoc, change: to("monitoring.alarmEmails", []any{"On call <oncall@example.com>"}),
+		field: "monitoring.alarmEmails[0]", value: "On call <oncall@example.com>", allowed: []string{"oncall@example.com"},
+	},
+	{
+		name: "a wait threshold for a class that does not exist names the classes",
+		base: quotaDoc, change: to("monitoring.maxWaitSeconds.prod", 900),
+		field: "monitoring.maxWaitSeconds.prod", allowed: []string{"production", "research", "sweep"},
+	},
+	{
+		name: "a wait threshold under a minute is refused",
+		base: quotaDoc, change: to("monitoring.maxWaitSeconds.production", 59),
+		field: "monitoring.maxWaitSeconds.production", value: "59", allowed: []string{"60 to 604800"},
+	},
+	{
+		name: "a wait threshold above a week is refused",
+		// A week is 7 × 24 × 3600 = 604800 s.
+		base: quotaDoc, change: to("monitoring.maxWaitSeconds.sweep", 604801),
+		field: "monitoring.maxWaitSeconds.sweep", value: "604801", allowed: []string{"60 to 604800"},
+	},
+	{
+		name: "a utilization target above 100 percent is refused",
+		base: quotaDoc, change: to("monitoring.utilizationTargetPercent", 101),
+		field: "monitoring.utilizationTargetPercent", value: "101", allowed: []string{"1 to 100"},
+	},
+	{
+		name: "a negative utilization target is refused",
+		base: quotaDoc, change: to("monitoring.utilizationTargetPercent", -1),
+		field: "monitoring.utilizationTargetPercent", value: "-1", allowed: []string{"1 to 100"},
+	},
+	{
+		name: "an idle alarm period that is not whole minutes is refused",
+		base: quotaDoc, change: to("monitoring.idleAlarmSeconds", 90),
+		field: "monitoring.idleAlarmSeconds", value: "90", allowed: []string{"whole minutes"},
+	},
+	{
+		name: "an idle alarm period above a day is refused",
+		// A day and a minute: 86400 + 60 = 86460 s, whole minutes but too long.
+		base: quotaDoc, change: to("monitoring.idleAlarmSeconds", 86460),
+		field: "monitoring.idleAlarmSeconds", value: "86460", allowed: []string{"60 to 86400"},
+	},
+	{
+		name: "a failure alarm for a class that does not exist names the classes",
+		base: quotaDoc, change: to("monitoring.failureAlarmClasses", []any{"production", "prod"}),
+		field: "monitoring.failureAlarmClasses[1]", value: "prod", allowed: []string{"production", "research", "sweep"},
+	},
+	{
+		name: "a log retention CloudWatch does not offer is refused",
+		base: quotaDoc, change: to("monitoring.logRetentionDays", 31),
+		field: "monitoring.logRetentionDays", value: "31", allowed: []string{"30", "60"},
+	},
+
+	// Submission.
+	{
+		name: "a submitter role ARN with an 11-digit account is refused",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::12345678901:role/pipeline", "classes": []any{"research"}}}),
+		field: "submission.submitters[0].roleArn", value: "arn:aws:iam::12345678901:role/pipeline", allowed: []string{"arn:aws:iam::123456789012:role/"},
+	},
+	{
+		name: "a submitter given a user ARN instead of a role is refused",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:user/alice", "classes": []any{"research"}}}),
+		field: "submission.submitters[0].roleArn", value: "user/alice", allowed: []string{"IAM role ARN"},
+	},
+	{
+		name: "a submitter without classes is refused",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{}}}),
+		field: "submission.submitters[0].classes", allowed: []string{"at least one class"},
+	},
+	{
+		name: "a submitter granted a class that does not exist names the classes",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research", "admin"}}}),
+		field: "submission.submitters[0].classes[1]", value: "admin", allowed: []string{"production", "research", "sweep"},
+	},
+
+	// Training access.
+	{
+		name: "an S3 read URI with a wildcard is refused",
+		base: quotaDoc, change: to("training.s3Read", []any{"s3://datasets/imagenet/*"}),
+		field: "training.s3Read[0]", value: "s3://datasets/imagenet/*", allowed: []string{"without wildcards"},
+	},
+	{
+		name: "an S3 write location that is not an s3:// URI is refused",
+		base: quotaDoc, change: to("training.s3Write", []any{"https://checkpoints.s3.amazonaws.com/run"}),
+		field: "training.s3Write[0]", value: "https://checkpoints.s3.amazonaws.com/run", allowed: []string{"s3://bucket/prefix"},
+	},
+	{
+		name: "an S3 bucket name with capitals is refused",
+		base: quotaDoc, change: to("training.s3Write", []any{"s3://Checkpoints/run"}),
+		field: "training.s3Write[0]", value: "s3://Checkpoints/run", allowed: []string{"s3://bucket/prefix"},
+	},
+	{
+		name: "an ECR repository name with capitals is refused",
+		base: quotaDoc, change: to("training.ecrRepositories", []any{"ML/Trainer"}),
+		field: "training.ecrRepositories[0]", value: "ML/Trainer", allowed: []string{"ECR repository name"},
+	},
+	{
+		name: "a one-character ECR repository name is refused (ECR wants 2 to 256)",
+		base: quotaDoc, change: to("training.ecrRepositories", []any{"a"}),
+		field: "training.ecrRepositories[0]", value: "a", allowed: []string{"ECR repository name"},
+	},
+
+	// Values of the wrong type.
+	{
+		name: "a string where a whole number goes is named with its path",
+		base: quotaDoc, change: to("pools.1.instances", "sixty"),
+		field: "pools[1].instances", value: "sixty", allowed: []string{"a whole number"},
+	},
+	{
+		name: "a fraction where a whole number goes is refused",
+		base: quotaDoc, change: to("teams.0.capacity.0.instances", 2.5),
+		field: "teams[0].capacity[0].instances", value: "2.5", allowed: []string{"a whole number"},
+	},
+	{
+		name: "a string where a weight goes is named with its path",
+		base: fairshareDoc, change: to("teams.1.weight", "heavy"),
+		field: "teams[1].weight", value: "heavy", allowed: []string{"a number"},
+	},
+	{
+		name: "a number where a string goes is refused",
+		base: quotaDoc, change: to("name", 5),
+		field: "name", value: "5", allowed: []string{"a string"},
+	},
+	{
+		name: "a string where true or false goes is refused",
+		base: quotaDoc, change: to("teams.0.inSharePreemption", "sometimes"),
+		field: "teams[0].inSharePreemption", value: "sometimes", allowed: []string{"true or false"},
+	},
+	{
+		name: "a single value where a list goes is refused",
+		base: quotaDoc, change: to("monitoring.alarmEmails", "oncall@example.com"),
+		field: "monitoring.alarmEmails", value: "oncall@example.com", allowed: []string{"a list"},
+	},
+	{
+		name: "a list where a string goes says it got a list",
+		base: quotaDoc, change: to("name", []any{"vision", "speech"}),
+		field: "name", value: "list", allowed: []string{"a string"},
+	},
+	{
+		name: "a mapping where a list goes says it got a mapping",
+		base: quotaDoc, change: to("submission.instanceTypes", doc{"first": "ml.p5.48xlarge"}),
+		field: "submission.instanceTypes", value: "mapping", allowed: []string{"a list"},
+	},
+	{
+		name: "a number where a mapping goes is refused",
+		base: quotaDoc, change: withClasses(to("classes.0.priority", 900)),
+		field: "classes[0].priority", value: "900", allowed: []string{"a mapping"},
+	},
+	{
+		name: "a string where a wait threshold goes is named with the class",
+		base: quotaDoc, change: to("monitoring.maxWaitSeconds.research", "2h"),
+		field: "monitoring.maxWaitSeconds.research", value: "2h", allowed: []string{"a whole number"},
+	},
+}
+
+// TestParseRejectsEachMistakeOnce checks every rule of the issue and every
+// other check of Validate: one mistake yields exactly one problem naming the
+// field, the value and what is allowed.
+func TestParseRejectsEachMistakeOnce(t *testing.T) {
+	for _, tc := range rejectCases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.base()
+			tc.change(t, d)
+			data := render(t, d)
+			_, err := Parse(data)
+			ps := problemsOf(t, err)
+			if len(ps) != 1 {
+				t.Fatalf("got %d problems, want 1 (%s):\n%v\nfile:\n%s", len(ps), tc.field, err, data)
+			}
+			got := ps[0]
+			if got.Field != tc.field {
+				t.Errorf("Field = %q, want %q", got.Field, tc.field)
+			}
+			if !strings.Contains(got.Value, tc.value) {
+				t.Errorf("Value = %q, want it to mention %q", got.Value, tc.value)
+			}
+			if got.Value == "" || got.Allowed == "" {
+				t.Errorf("problem %+v has an empty Value or Allowed", got)
+			}
+			for _, a := range tc.allowed {
+				if !strings.Contains(got.Allowed, a) {
+					t.Errorf("Allowed = %q, want it to mention %q", got.Allowed, a)
+				}
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.field) {
+				t.Errorf("error text %q does not name the field %q", msg, tc.field)
+			}
+		})
+	}
+}
+
+// TestParseAcceptsBoundaries checks that the edges of every range are
+// allowed, so that the rejections above are not off by one.
+func TestParseAcceptsBoundaries(t *testing.T) {
+	cases := []struct {
+		name   string
+		base   func() doc
+		change func(testing.TB, doc)
+	}{
+		{"20 quota shares are accepted", quotaDoc, to("teams", teamsOfOne(20))},
+		{"21 fair-share identifiers are accepted (the 20-share limit is for quota shares)", fairshareDoc, func(t testing.TB, d doc) {
+			teams := make([]any, 21)
+			for i := range teams {
+				teams[i] = doc{"name": fmt.Sprintf("team_%02d", i), "weight": 1}
+			}
+			d["teams"] = teams
+		}},
+		{"5 capacity limits in one share are accepted", quotaDoc, func(t testing.TB, d doc) {
+			pools, capacity := poolsOf(sixTypes[:5])
+			d["pools"] = pools
+			set(t, d, "teams.0.capacity", capacity)
+		}},
+		{"a quota share name of 128 characters with '-' and '_' is accepted", quotaDoc, to("teams.0.name", "a-b_"+strings.Repeat("c", 124))},
+		{"a fair-share identifier of 255 characters is accepted", fairshareDoc, to("teams.0.name", strings.Repeat("b", 255))},
+		{"a weight of 0.0001 is accepted", fairshareDoc, to("teams.0.weight", 0.0001)},
+		{"a weight of 999.9999 is accepted", fairshareDoc, to("teams.0.weight", 999.9999)},
+		{"a share decay of 604800 s is accepted", fairshareDoc, to("scheduling.shareDecaySeconds", 604800)},
+		{"a share decay of 0 s is accepted", fairshareDoc, to("scheduling.shareDecaySeconds", 0)},
+		{"a compute reservation of 99 is accepted", fairshareDoc, to("scheduling.computeReservation", 99)},
+		{"a compute reservation of 0 is accepted", fairshareDoc, to("scheduling.computeReservation", 0)},
+		{"a queue priority of 0 is accepted", quotaDoc, to("scheduling.queuePriority", 0)},
+		{"a queue priority of 1000 is accepted", quotaDoc, to("scheduling.queuePriority", 1000)},
+		{"a borrow limit of -1 (unlimited) is accepted", quotaDoc, to("teams.0.borrowLimitPercent", -1)},
+		{"a borrow limit of 0 is accepted", quotaDoc, to("teams.0.borrowLimitPercent", 0)},
+		{"a borrow limit of 300 percent is accepted", quotaDoc, to("teams.0.borrowLimitPercent", 300)},
+		{"a reserving share without a borrow limit is accepted", quotaDoc, to("teams.0.sharing", "reserve")},
+		{"adjacent bands are accepted", quotaDoc, withClasses(to("classes.1.priority", doc{"min": 200, "max": 899}))},
+		{"a band of one priority is accepted", quotaDoc, withClasses(to("classes.2.priority", doc{"min": 0, "max": 0}))},
+		{"a band up to 9999 is accepted", quotaDoc, withClasses(to("classes.0.priority.max", 9999))},
+		{"a max runtime of 28 days is accepted", quotaDoc, withClasses(to("classes.0.maxRuntimeSeconds", 2419200))},
+		{"9 retries are accepted", quotaDoc, withClasses(to("classes.0.retries", 9))},
+		{"9999 preemption retries are accepted", quotaDoc, withClasses(to("classes.0.preemptionRetries", 9999))},
+		{"a platform name of 32 characters is accepted", quotaDoc, to("name", "t"+strings.Repeat("x", 31))},
+		{"an idle alarm of one minute is accepted", quotaDoc, to("monitoring.idleAlarmSeconds", 60)},
+		{"an idle alarm of one day is accepted", quotaDoc, to("monitoring.idleAlarmSeconds", 86400)},
+		{"a utilization target of 100 percent is accepted", quotaDoc, to("monitoring.utilizationTargetPercent", 100)},
+		{"a wait threshold of a week is accepted", quotaDoc, to("monitoring.maxWaitSeconds.sweep", 604800)},
+		{"a role ARN in another partition is accepted", quotaDoc, to("submission.submitters", []any{doc{"roleArn": "arn:aws-us-gov:iam::123456789012:role/ml/pipeline", "classes": []any{"sweep"}}})},
+		{"an S3 bucket without prefix is accepted", quotaDoc, to("training.s3Read", []any{"s3://datasets"})},
+		{"a namespaced ECR repository is accepted", quotaDoc, to("training.ecrRepositories", []any{"ml/trainer-v2"})},
+		{"failure alarms may be turned off with an empty list", quotaDoc, to("monitoring.failureAlarmClasses", []any{})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.base()
+			tc.change(t, d)
+			mustParse(t, render(t, d))
+		})
+	}
+}
+
+// TestManyMistakesAreListedAtOnce parses a file with fifteen mistakes, each
+// marked by a comment in the file, and expects every one of them, in a fixed
+// order: unknown keys first (keys in alphabetical order, depth first), then
+// the checks in the order of the file's sections.
+func TestManyMistakesAreListedAtOnce(t *testing.T) {
+	data := readTestdata(t, "bad/many-mistakes.yaml")
+	want := []string{
+		"scheduling.preemption",
+		"trainig",
+		"name",
+		"pools[0].instanceType",
+		"scheduling.shareDecaySeconds",
+		"scheduling.computeReservation",
+		"classes[1].priority",
+		"classes[2].retries",
+		"teams[0].name",
+		"teams[1].weight",
+		"teams[2].capacity",
+		"monitoring.alarmEmails[0]",
+		"monitoring.logRetentionDays",
+		"submission.submitters[0].roleArn",
+		"submission.submitters[0].classes[1]",
+	}
+	_, err := Parse(data)
+	ps := problemsOf(t, err)
+	if diff := cmp.Diff(want, fields(ps)); diff != "" {
+		t.Errorf("problem fields (-want +got):\n%s\nerror:\n%v", diff, err)
+	}
+	for _, p := range ps {
+		if p.Field == "" || p.Value == "" || p.Allowed == "" {
+			t.Errorf("problem %+v lacks a field, value or allowed range", p)
+		}
+	}
+	// 15 mistakes: a heading and one "  - field: got …, want …" line each.
+	lines := strings.Split(err.Error(), "\n")
+	if lines[0] != "invalid platform (15 problems):" || len(lines) != 16 {
+		t.Errorf("error text has heading %q and %d lines, want \"invalid platform (15 problems):\" and 16:\n%v", lines[0], len(lines), err)
+	}
+	for i, p := range ps {
+		if i+1 < len(lines) && lines[i+1] != "  - "+p.Field+": got "+p.Value+", want "+p.Allowed {
+			t.Errorf("line %d = %q, want the field, value and allowed range of problem %d", i+1, lines[i+1], i)
+		}
+	}
+	// The same file gives the same list every time.
+	for range 20 {
+		_, again := Parse(data)
+		if diff := cmp.Diff(ps, problemsOf(t, again)); diff != "" {
+			t.Fatalf("a second parse listed different problems (-first +again):\n%s", diff)
+		}
+	}
+}
+
+// TestProblemsInAMappingComeInKeyOrder: wrong values under
+// monitoring.maxWaitSeconds must be listed in the same order on every run
+// (alphabetical, like unknown keys), not in Go's random map order.
+func TestProblemsInAMappingComeInKeyOrder(t *testing.T) {
+	d := quotaDoc()
+	set(t, d, "monitoring.maxWaitSeconds", doc{"sweep": "12h", "production": "15m", "research": "2h"})
+	data := render(t, d)
+	want := []string{
+		"monitoring.maxWaitSeconds.production",
+		"monitoring.maxWaitSeconds.research",
+		"monitoring.maxWaitSeconds.sweep",
+	}
+	for i := range 50 {
+		_, err := Parse(data)
+		if diff := cmp.Diff(want, fields(problemsOf(t, err))); diff != "" {
+			t.Fatalf("parse %d: problem order (-want +got):\n%s", i+1, diff)
+		}
+	}
+}
+
+// TestTypeErrorsDoNotHideOtherProblems: a value of the wrong type must not
+// stop the other checks, or a user fixes one line only to be told of the
+// next mistake.
+func TestTypeErrorsDoNotHideOtherProblems(t *testing.T) {
+	d := quotaDoc()
+	set(t, d, "pools.0.instances", "forty")        // wrong type
+	set(t, d, "scheduling.queuePriority", 5000)    // out of range: 0 to 1000
+	set(t, d, "teams.1.sharing", "borrow")         // not a strategy
+	set(t, d, "monitoring.logRetentionDays", 31)   // not a CloudWatch retention
+	set(t, d, "training.s3Read", []any{"s3://x*"}) // wildcard
+	_, err := Parse(render(t, d))
+	want := []string{
+		"pools[0].instances",
+		"scheduling.queuePriority",
+		"teams[1].sharing",
+		"monitoring.logRetentionDays",
+		"training.s3Read[0]",
+	}
+	if diff := cmp.Diff(want, fields(problemsOf(t, err))); diff != "" {
+		t.Errorf("problem fields (-want +got):\n%s\nerror:\n%v", diff, err)
+	}
+}
+
+// TestOneMistakeIsNotReportedAsMany: a single mistake must not cascade into
+// messages about fields the user wrote correctly.
+func TestOneMistakeIsNotReportedAsMany(t *testing.T) {
+	cases := []struct {
+		name   string
+		base   func() doc
+		change func(testing.TB, doc)
+		field  string
+	}{
+		{
+			// With a misspelt mode, the quota teams are judged as fair-share
+			// teams: their names, weights, capacity and sharing are all
+			// reported, and the user is told to remove their capacity.
+			name: "a misspelt mode is reported once, not as one problem per team field",
+			base: quotaDoc, change: to("scheduling.mode", "quotas"),
+			field: "scheduling.mode",
+		},
+		{
+			// A pool of 0 instances is then treated as absent: each team
+			// capacity and submission type of that instance type is told to
+			// use "an instance type of the pools (ml.p5.48xlarge, …)", which
+			// lists the very type it uses.
+			name: "a pool of 0 instances is reported once, not as missing from the pools",
+			base: quotaDoc, change: to("pools.0.instances", 0),
+			field: "pools[0].instances",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.base()
+			tc.change(t, d)
+			_, err := Parse(render(t, d))
+			if diff := cmp.Diff([]string{tc.field}, fields(problemsOf(t, err))); diff != "" {
+				t.Errorf("problem fields (-want +got):\n%s\nerror:\n%v", diff, err)
+			}
+		})
+	}
+}
+
+// TestNotAMappingNamesTheDocument: a file that is a list or a scalar gets a
+// problem whose field says where (the whole document), never an empty field.
+func TestNotAMappingNamesTheDocument(t *testing.T) {
+	for _, text := range []string{"- pools\n- teams\n", "just some words\n", "42\n"} {
+		t.Run(strings.TrimSpace(text), func(t *testing.T) {
+			_, err := Parse([]byte(text))
+			ps := problemsOf(t, err)
+			if len(ps) != 1 {
+				t.Fatalf("got %d problems, want 1: %v", len(ps), err)
+			}
+			if ps[0].Field == "" || !strings.Contains(ps[0].Allowed, "mapping") {
+				t.Errorf("problem %+v: want a named field and an allowed range mentioning a mapping", ps[0])
+			}
+		})
+	}
+}
+
+// TestYAMLSyntaxErrorIsAParseError: text that is not YAML at all is a parse
+// error, not a list of problems.
+func TestYAMLSyntaxErrorIsAParseError(t *testing.T) {
+	_, err := Parse([]byte("pools: [\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "parse platform:") {
+		t.Errorf("got %v, want an error starting with \"parse platform:\"", err)
+	}
+}
+
+// TestValidateAPlatformBuiltInGo: Validate works on a struct built in Go
+// after ApplyDefaults, with the same problems as the file form.
+func TestValidateAPlatformBuiltInGo(t *testing.T) {
+	p := Platform{
+		Pools:      []Pool{{InstanceType: "ml.p5.48xlarge", Instances: 8}},
+		Scheduling: Scheduling{Mode: ModeFairShare, ComputeReservation: ptr(120)},
+		Teams:      []Team{{Name: "ranking", Weight: 0.5}, {Name: "search-research", Weight: 1}},
+	}
+	p.ApplyDefaults()
+	err := p.Validate()
+	want := []string{"scheduling.computeReservation", "teams[1].name"}
+	if diff := cmp.Diff(want, fields(problemsOf(t, err))); diff != "" {
+		t.Errorf("problem fields (-want +got):\n%s", diff)
+	}
+	p.Scheduling.ComputeReservation = ptr(20)
+	p.Teams[1].Name = "search_research"
+	if err := p.Validate(); err != nil {
+		t.Errorf("corrected platform: %v", err)
+	}
+}
