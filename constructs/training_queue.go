@@ -93,6 +93,7 @@ type trainingQueue struct {
 	role   IExecutionRole
 	quota  bool
 	shares int
+	name   string
 }
 
 // NewTrainingQueue creates a SAGEMAKER_TRAINING job queue and its scheduling
@@ -139,7 +140,7 @@ func NewTrainingQueue(scope constructs.Construct, id string, props *TrainingQueu
 		}},
 		Tags: tagMap(props.Tags),
 	})
-	return &trainingQueue{Construct: c, queue: queue, policy: policy, role: props.ExecutionRole, quota: props.FairShare == nil}
+	return &trainingQueue{Construct: c, queue: queue, policy: policy, role: props.ExecutionRole, quota: props.FairShare == nil, name: props.JobQueueName}
 }
 
 // validateQueueProps checks the props without synthesizing.
@@ -178,11 +179,19 @@ func validateQueueProps(props *TrainingQueueProps) error {
 }
 
 func (q *trainingQueue) JobQueueArn() *string                           { return q.queue.AttrJobQueueArn() }
-func (q *trainingQueue) JobQueueName() *string                          { return q.queue.Ref() }
 func (q *trainingQueue) UsesQuotaShares() bool                          { return q.quota }
 func (q *trainingQueue) ExecutionRole() IExecutionRole                  { return q.role }
 func (q *trainingQueue) Resource() awsbatch.CfnJobQueue                 { return q.queue }
 func (q *trainingQueue) SchedulingPolicy() awsbatch.CfnSchedulingPolicy { return q.policy }
+
+// JobQueueName is the queue's name: the given name, else the last part of
+// its ARN (a job queue's Ref is its ARN).
+func (q *trainingQueue) JobQueueName() *string {
+	if q.name != "" {
+		return jsii.String(q.name)
+	}
+	return awscdk.Fn_Select(jsii.Number(1), awscdk.Fn_Split(jsii.String("/"), q.JobQueueArn(), nil))
+}
 
 func (q *trainingQueue) GrantSubmit(grantee awsiam.IGrantable) awsiam.Grant {
 	return grantSubmit(grantee, q.JobQueueArn(), q.role)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -25,6 +27,10 @@ type PlatformStackProps struct {
 	awscdk.StackProps
 	// Platform is the validated platform description. Required.
 	Platform *platform.Platform
+	// SubmitterCode, ObserverCode and PollerCode are prebuilt function code
+	// (folders with bootstrap and platform.json). Default: each is built
+	// from its Go package during synthesis.
+	SubmitterCode, ObserverCode, PollerCode awslambda.Code
 }
 
 // PlatformStack is everything a platform needs, in one stack.
@@ -38,6 +44,10 @@ type PlatformStack interface {
 	ExecutionRole() tq.ExecutionRole
 	// ArtifactsBucket receives the jobs' output.
 	ArtifactsBucket() awss3.Bucket
+	// Submitter is the submission function with its class aliases.
+	Submitter() tq.Submitter
+	// Monitor is the monitoring, or nil when the platform turns it off.
+	Monitor() tq.Monitor
 }
 
 type platformStack struct {
@@ -46,6 +56,8 @@ type platformStack struct {
 	queue     tq.TrainingQueue
 	role      tq.ExecutionRole
 	artifacts awss3.Bucket
+	submitter tq.Submitter
+	monitor   tq.Monitor
 }
 
 // NewPlatformStack builds the stack of a platform. The platform must have
@@ -76,6 +88,23 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		}
 	}
 
+	s.submitter = tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Platform: p, Queue: s.queue, Code: props.SubmitterCode})
+	for i, sub := range p.Submission.Submitters {
+		role := awsiam.Role_FromRoleArn(stack, jsii.String(fmt.Sprintf("SubmitterRole%d", i)), jsii.String(sub.RoleARN), nil)
+		for _, class := range sub.Classes {
+			s.submitter.GrantSubmit(role, class)
+		}
+	}
+	if p.Monitoring.IsEnabled() {
+		s.monitor = tq.NewMonitor(stack, "Monitor", &tq.MonitorProps{
+			Platform: p, Queue: s.queue, Submitter: s.submitter,
+			ObserverCode: props.ObserverCode, PollerCode: props.PollerCode,
+		})
+		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's alarms")
+		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")
+	}
+
+	output(stack, "SubmitFunctionName", s.submitter.Function().FunctionName(), "submission function; invoke its class aliases")
 	output(stack, "JobQueueArn", s.queue.JobQueueArn(), "ARN of the training job queue")
 	output(stack, "ExecutionRoleArn", s.role.RoleArn(), "SageMaker execution role of the jobs")
 	output(stack, "ArtifactsBucketName", s.artifacts.BucketName(), "bucket for the jobs' output (s3://NAME/)")
@@ -86,6 +115,8 @@ func (s *platformStack) Pool() tq.CapacityPool           { return s.pool }
 func (s *platformStack) Queue() tq.TrainingQueue         { return s.queue }
 func (s *platformStack) ExecutionRole() tq.ExecutionRole { return s.role }
 func (s *platformStack) ArtifactsBucket() awss3.Bucket   { return s.artifacts }
+func (s *platformStack) Submitter() tq.Submitter         { return s.submitter }
+func (s *platformStack) Monitor() tq.Monitor             { return s.monitor }
 
 func output(stack awscdk.Stack, id string, value *string, description string) {
 	awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
