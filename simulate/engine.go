@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"io"
@@ -141,22 +140,52 @@ type ending struct {
 	epoch int32
 }
 
+// endHeap is a binary min-heap of endings by (at, job), written out so
+// that pushing does not allocate.
 type endHeap []ending
 
-func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(a, b int) bool {
+func (h endHeap) less(a, b int) bool {
 	if h[a].at != h[b].at {
 		return h[a].at < h[b].at
 	}
 	return h[a].job < h[b].job
 }
-func (h endHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(ending)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *endHeap) push(x ending) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() ending {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if l+1 < n && s.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
 }
 
 // State is the capacity in use at one moment, as an Observer sees it.
@@ -307,7 +336,7 @@ func (e *engine) loop(src Source) error {
 		}
 		e.advance(t)
 		for len(e.ends) > 0 && e.ends[0].at == t {
-			en := heap.Pop(&e.ends).(ending)
+			en := e.ends.pop()
 			if j := &e.jobs[en.job]; j.state == stRunning && j.epoch == en.epoch {
 				e.end(en.job)
 			}
@@ -473,7 +502,7 @@ func (e *engine) start(idx int32) {
 	if limit := int64(e.classes[j.class].MaxRuntimeSeconds); run > limit {
 		run, j.timeoutEnd = limit, true
 	}
-	heap.Push(&e.ends, ending{at: e.now + run, job: idx, epoch: j.epoch})
+	e.ends.push(ending{at: e.now + run, job: idx, epoch: j.epoch})
 	e.stats.waitingDelta(j, -1)
 	e.observe(EventStart, j, "")
 }

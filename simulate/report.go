@@ -47,7 +47,7 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 
 const (
 	chartW, chartH = 900, 420
-	left, right    = 70, 170
+	left, right    = 70, 230
 	top, bottom    = 40, 50
 )
 
@@ -81,11 +81,13 @@ func plot(title, xLabel, yLabel string, lines []line) []byte {
 	pw, ph := float64(chartW-left-right), float64(chartH-top-bottom)
 	px := func(x float64) float64 { return float64(left) + x/maxX*pw }
 	py := func(y float64) float64 { return float64(top) + ph - y/maxY*ph }
-	for i := 0; i <= 4; i++ {
-		y := maxY * float64(i) / 4
-		x := maxX * float64(i) / 4
+	for i := 0; i <= ticks(maxY); i++ {
+		y := maxY * float64(i) / float64(ticks(maxY))
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
 			left, py(y), chartW-right, py(y), left-6, py(y)+4, num(y))
+	}
+	for i := 0; i <= ticks(maxX); i++ {
+		x := maxX * float64(i) / float64(ticks(maxX))
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", px(x), chartH-bottom+16, num(x))
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#333"/>`+"\n", left, top, pw, ph)
@@ -121,6 +123,15 @@ func nice(v float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// ticks is how many intervals split a nice maximum into round steps.
+func ticks(max float64) int {
+	lead := max / math.Pow(10, math.Floor(math.Log10(max)))
+	if math.Abs(lead-5) < 1e-9 {
+		return 5
+	}
+	return 4
 }
 
 func num(v float64) string {
