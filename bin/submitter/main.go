@@ -1,0 +1,49 @@
+// Command submitter is the bootstrap of trainq's submission Lambda: it reads
+// its configuration, builds the AWS Batch client and the handler, and starts
+// the Lambda runtime loop. The logic lives in package submit.
+//
+// It is run-time code: it must never import the AWS CDK, jsii or constructs.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/trainq/trainq/submit"
+)
+
+func main() {
+	h, err := build(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trainq submitter:", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}
+
+func build(ctx context.Context) (*submit.Handler, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("locate executable: %w", err)
+	}
+	s, err := submit.LoadSettings(os.Getenv, exe)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	return submit.New(submit.Config{
+		Platform:         s.Platform,
+		JobQueue:         s.JobQueue,
+		ExecutionRoleARN: s.ExecutionRoleARN,
+		Batch:            submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
+		Logger:           slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+	})
+}

@@ -1,0 +1,172 @@
+// Package submit is the run-time half of trainq's job submission: it decodes
+// and validates a request (collecting every problem at once), maps the class
+// to its scheduling-priority band and the team to its share, pins the
+// platform's SageMaker execution role, chooses an instance type with
+// headroom, and submits the job to AWS Batch idempotently. It also describes,
+// cancels and re-prioritizes jobs.
+//
+// The Lambda-specific edge is small: Handler implements lambda.Handler
+// (Invoke), reads the class alias from the invoked function ARN and turns
+// errors into function errors whose errorType is a Kind. Everything else is
+// plain Go over a narrow Batch interface.
+//
+// It is run-time code: it must never import the AWS CDK, jsii or constructs.
+package submit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// BatchAPI is the part of the AWS Batch client the handler uses. The Lambda
+// role is granted exactly these actions.
+type BatchAPI interface {
+	SubmitServiceJob(context.Context, *batch.SubmitServiceJobInput, ...func(*batch.Options)) (*batch.SubmitServiceJobOutput, error)
+	DescribeServiceJob(context.Context, *batch.DescribeServiceJobInput, ...func(*batch.Options)) (*batch.DescribeServiceJobOutput, error)
+	TerminateServiceJob(context.Context, *batch.TerminateServiceJobInput, ...func(*batch.Options)) (*batch.TerminateServiceJobOutput, error)
+	UpdateServiceJob(context.Context, *batch.UpdateServiceJobInput, ...func(*batch.Options)) (*batch.UpdateServiceJobOutput, error)
+	ListServiceJobs(context.Context, *batch.ListServiceJobsInput, ...func(*batch.Options)) (*batch.ListServiceJobsOutput, error)
+	GetJobQueueSnapshot(context.Context, *batch.GetJobQueueSnapshotInput, ...func(*batch.Options)) (*batch.GetJobQueueSnapshotOutput, error)
+}
+
+// Config is what a Handler needs.
+type Config struct {
+	// Platform is the validated platform description.
+	Platform *platform.Platform
+	// JobQueue is the ARN of the platform's job queue.
+	JobQueue string
+	// ExecutionRoleARN is the SageMaker execution role every job runs as.
+	ExecutionRoleARN string
+	// Batch is the AWS Batch client (NewBatchClient in production).
+	Batch BatchAPI
+	// Logger receives one line per decision worth knowing later (fallback
+	// choices, idempotent replays). Default: discard.
+	Logger *slog.Logger
+}
+
+var (
+	queueARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:batch:[a-z0-9-]+:[0-9]{12}:job-queue/[a-zA-Z0-9_-]{1,128}$`)
+	roleARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
+)
+
+// Handler serves submission requests.
+type Handler struct {
+	cfg     Config
+	allowed map[string]bool
+	log     *slog.Logger
+}
+
+// New checks cfg and returns a Handler.
+func New(cfg Config) (*Handler, error) {
+	var ps []string
+	if cfg.Platform == nil {
+		ps = append(ps, "Platform: got nothing, want a validated platform")
+	}
+	if !queueARNPattern.MatchString(cfg.JobQueue) {
+		ps = append(ps, fmt.Sprintf("JobQueue: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", cfg.JobQueue))
+	}
+	if !roleARNPattern.MatchString(cfg.ExecutionRoleARN) {
+		ps = append(ps, fmt.Sprintf("ExecutionRoleARN: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", cfg.ExecutionRoleARN))
+	}
+	if cfg.Batch == nil {
+		ps = append(ps, "Batch: got nothing, want an AWS Batch client")
+	}
+	if len(ps) > 0 {
+		return nil, fmt.Errorf("submit: invalid config:\n  - %s", strings.Join(ps, "\n  - "))
+	}
+	h := &Handler{cfg: cfg, allowed: map[string]bool{}, log: cfg.Logger}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	for _, it := range cfg.Platform.Submission.InstanceTypes {
+		h.allowed[it] = true
+	}
+	return h, nil
+}
+
+// Caller is who invoked the function, as far as authorization goes.
+type Caller struct {
+	// Class is the class of the alias the function was invoked through;
+	// empty when invoked unqualified (operators).
+	Class string
+	// RequestID is the Lambda request id, the idempotency default.
+	RequestID string
+}
+
+// CallerFromContext reads the class alias and request id from the Lambda
+// context. The class is the qualifier of the invoked function ARN
+// (arn:aws:lambda:REGION:ACCOUNT:function:NAME:QUALIFIER); no qualifier,
+// $LATEST or a version number means unqualified.
+func CallerFromContext(ctx context.Context) Caller {
+	lc, ok := lambdacontext.FromContext(ctx)
+	if !ok || lc == nil {
+		return Caller{}
+	}
+	return Caller{Class: aliasOf(lc.InvokedFunctionArn), RequestID: lc.AwsRequestID}
+}
+
+func aliasOf(functionARN string) string {
+	parts := strings.Split(functionARN, ":")
+	if len(parts) != 8 {
+		return ""
+	}
+	q := parts[7]
+	if q == "" || q == "$LATEST" || strings.Trim(q, "0123456789") == "" {
+		return ""
+	}
+	return q
+}
+
+// Invoke implements lambda.Handler: decode, handle, encode. Errors are
+// function errors whose errorType is a Kind.
+func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	req, ps := DecodeRequest(payload)
+	if len(ps) > 0 {
+		return nil, LambdaError(invalid(ps))
+	}
+	resp, err := h.Handle(ctx, CallerFromContext(ctx), req)
+	if err != nil {
+		return nil, LambdaError(err)
+	}
+	return json.Marshal(resp)
+}
+
+// Handle serves one decoded request for caller.
+func (h *Handler) Handle(ctx context.Context, caller Caller, req Request) (*Response, error) {
+	if caller.Class != "" {
+		if _, ok := h.cfg.Platform.Class(caller.Class); !ok {
+			return nil, forbidden(problems{{Field: "function alias", Value: show(caller.Class),
+				Allowed: "an alias named after a class (" + strings.Join(h.cfg.Platform.ClassNames(), ", ") + ")"}})
+		}
+	}
+	switch req.Action {
+	case "", ActionSubmit:
+		return h.submit(ctx, caller, req)
+	case ActionDescribe, ActionCancel, ActionReprioritize:
+		return h.manage(ctx, caller, req)
+	}
+	var ps problems
+	ps.add("action", req.Action, "submit (the default), describe, cancel or reprioritize")
+	return nil, invalid(ps)
+}
+
+// upstream classifies an error of a Batch call that retries could not fix.
+func upstream(op string, err error) *Error {
+	if isThrottle(err) {
+		return &Error{Kind: KindThrottled, Message: fmt.Sprintf("AWS Batch throttled %s after every retry; retry later with the same idempotencyKey", op), Err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return &Error{Kind: KindUpstream, Message: fmt.Sprintf("%s: no answer from AWS Batch before the deadline; retry with the same idempotencyKey", op), Err: err}
+	}
+	return &Error{Kind: KindUpstream, Message: op, Err: err}
+}

@@ -1,0 +1,122 @@
+package submit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// DefaultCancelReason is recorded when a cancel request gives no reason.
+const DefaultCancelReason = "cancelled through trainq"
+
+// manage serves describe, cancel and reprioritize. Through a class alias a
+// caller may describe any job of the queue, but cancel or re-prioritize only
+// jobs of the alias's class.
+func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Response, error) {
+	var ps problems
+	switch {
+	case req.JobID == "":
+		ps.add("jobId", nil, "the id of a job of the queue (as returned by submit)")
+	case !jobIDPattern.MatchString(req.JobID):
+		ps.add("jobId", req.JobID, "a Batch job id (letters, digits, '-')")
+	}
+	unused := []struct {
+		name string
+		set  bool
+	}{
+		{"jobName", req.JobName != ""}, {"team", req.Team != ""}, {"idempotencyKey", req.IdempotencyKey != ""},
+		{"instanceTypes", len(req.InstanceTypes) > 0}, {"trainingJob", len(req.TrainingJob) > 0},
+		{"maxRuntimeSeconds", req.MaxRuntimeSeconds != nil}, {"retries", req.Retries != nil}, {"tags", len(req.Tags) > 0},
+		{"priority", req.Priority != nil && req.Action != ActionReprioritize},
+		{"reason", req.Reason != "" && req.Action != ActionCancel},
+	}
+	for _, f := range unused {
+		if f.set {
+			ps.addf(f.name, rawValue("a value"), "no value for action %s", req.Action)
+		}
+	}
+	if req.Action == ActionReprioritize {
+		switch {
+		case req.Priority == nil:
+			ps.addf("priority", nil, "0 to %d, the new priority inside the job's class band", platform.RequestPriorityMax)
+		case *req.Priority < 0 || *req.Priority > platform.RequestPriorityMax:
+			ps.addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
+		}
+	}
+	if req.Class != "" {
+		if _, ok := h.cfg.Platform.Class(req.Class); !ok {
+			ps.addf("class", req.Class, "a class of the platform (%s), or no value", strings.Join(h.cfg.Platform.ClassNames(), ", "))
+		}
+	}
+	if len(ps) > 0 {
+		return nil, invalid(ps)
+	}
+
+	d, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(req.JobID)})
+	if err != nil {
+		if isClientError(err) {
+			ps.add("jobId", req.JobID, "the id of an existing job of the queue")
+			return nil, &Error{Kind: KindValidation, Problems: ps, Message: "invalid request", Err: err}
+		}
+		return nil, upstream(fmt.Sprintf("describe job %q", req.JobID), err)
+	}
+	if !h.sameQueue(aws.ToString(d.JobQueue)) {
+		ps.addf("jobId", req.JobID, "a job of the queue %s (it is in %s)", h.cfg.JobQueue, aws.ToString(d.JobQueue))
+		return nil, invalid(ps)
+	}
+	resp := h.describeResponse(d)
+	if req.Action == ActionDescribe {
+		return resp, nil
+	}
+
+	var denied problems
+	if caller.Class != "" && resp.Class != caller.Class {
+		denied.addf("jobId", req.JobID, "a job of class %q, the class of the alias invoked (this job is %q)", caller.Class, resp.Class)
+	}
+	if req.Class != "" && req.Class != resp.Class {
+		denied.addf("class", req.Class, "the job's own class %q (re-prioritizing never moves a job to another class), or no value", resp.Class)
+	}
+	if len(denied) > 0 {
+		return nil, forbidden(denied)
+	}
+
+	switch req.Action {
+	case ActionCancel:
+		reason := req.Reason
+		if reason == "" {
+			reason = DefaultCancelReason
+		}
+		if _, err := h.cfg.Batch.TerminateServiceJob(ctx, &batch.TerminateServiceJobInput{JobId: aws.String(req.JobID), Reason: aws.String(reason)}); err != nil {
+			return nil, upstream(fmt.Sprintf("cancel job %q", req.JobID), err)
+		}
+		resp.StatusReason = "cancellation requested: " + reason
+		h.log.Info("cancelled", "jobId", req.JobID, "reason", reason)
+	case ActionReprioritize:
+		class, ok := h.cfg.Platform.Class(resp.Class)
+		if !ok {
+			ps.addf("jobId", req.JobID, "a job whose class is known (scheduling priority %d is in no class band)", resp.SchedulingPriority)
+			return nil, invalid(ps)
+		}
+		sp := class.SchedulingPriority(*req.Priority)
+		if _, err := h.cfg.Batch.UpdateServiceJob(ctx, &batch.UpdateServiceJobInput{JobId: aws.String(req.JobID), SchedulingPriority: aws.Int32(int32(sp))}); err != nil {
+			return nil, upstream(fmt.Sprintf("reprioritize job %q", req.JobID), err)
+		}
+		h.log.Info("reprioritized", "jobId", req.JobID, "from", resp.SchedulingPriority, "to", sp)
+		resp.SchedulingPriority = sp
+	}
+	return resp, nil
+}
+
+// sameQueue reports whether q (a name or an ARN) is the handler's queue.
+func (h *Handler) sameQueue(q string) bool {
+	if q == h.cfg.JobQueue {
+		return true
+	}
+	_, name, _ := strings.Cut(h.cfg.JobQueue, ":job-queue/")
+	return q == name
+}

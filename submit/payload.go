@@ -1,0 +1,87 @@
+package submit
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// trainingJob is a SageMaker CreateTrainingJob request kept as a generic
+// object, so that fields trainq does not know pass through untouched.
+type trainingJob map[string]any
+
+// trainingJobNamePattern is SageMaker's rule for TrainingJobName.
+var trainingJobNamePattern = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
+
+// decodeTrainingJob decodes the payload, keeping numbers exact.
+func decodeTrainingJob(raw json.RawMessage) (trainingJob, bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var tj trainingJob
+	if err := d.Decode(&tj); err != nil || tj == nil || d.More() {
+		return nil, false
+	}
+	return tj, true
+}
+
+// object returns the sub-object key (nil when absent) and whether the value,
+// if present, is an object.
+func (tj trainingJob) object(key string) (map[string]any, bool) {
+	v, ok := tj[key]
+	if !ok || v == nil {
+		return nil, true
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+// ensure returns the sub-object key, creating it when absent.
+func (tj trainingJob) ensure(key string) map[string]any {
+	if m, ok := tj[key].(map[string]any); ok {
+		return m
+	}
+	m := map[string]any{}
+	tj[key] = m
+	return m
+}
+
+// wholeNumber reads a JSON whole number.
+func wholeNumber(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil
+}
+
+// marshal encodes the payload compactly; keys come out sorted, so the same
+// request always gives the same bytes (Batch compares payloads of retries).
+func (tj trainingJob) marshal() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any(tj)); err != nil {
+		// Only values decoded from JSON are in the map; they always encode.
+		panic("submit: encode training job: " + err.Error())
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// defaultTrainingJobName derives a SageMaker training job name from the job
+// name and the idempotency suffix: deterministic, so a retried submission
+// carries the same name, and SageMaker itself refuses to start a second
+// training job of that name.
+func defaultTrainingJobName(jobName, suffix string) string {
+	s := strings.ReplaceAll(jobName, "_", "-")
+	s = strings.TrimLeft(s, "-")
+	if max := 63 - 1 - len(suffix); len(s) > max {
+		s = s[:max]
+	}
+	s = strings.TrimRight(s, "-")
+	if s == "" {
+		s = "trainq"
+	}
+	return s + "-" + suffix
+}

@@ -1,0 +1,73 @@
+package submit
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/smithy-go"
+)
+
+// RetryPolicy is how the Batch client retries throttling, 5xx answers and
+// attempts that time out. Every retry of SubmitServiceJob carries the same
+// clientToken, so a retry never creates a second job.
+type RetryPolicy struct {
+	// MaxAttempts counts the first attempt.
+	MaxAttempts int
+	// MaxBackoff caps the jittered exponential delay between attempts
+	// (throttling starts at 1 s, other errors at 50 ms).
+	MaxBackoff time.Duration
+	// AttemptTimeout bounds one HTTP attempt, so that a hung answer is
+	// retried instead of eating the whole invocation.
+	AttemptTimeout time.Duration
+}
+
+// DefaultRetryPolicy suits a function with a 60-second timeout: at most
+// 7 attempts; under sustained throttling the 6 waits are capped at
+// 1+2+4+4+4+4 = 19 s and average half that, ≈ 9.5 s (the jitter is uniform
+// in [0, cap)).
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 7, MaxBackoff: 4 * time.Second, AttemptTimeout: 10 * time.Second}
+
+// NewBatchClient returns a Batch client for cfg (the SDK's standard
+// configuration, so AWS_ENDPOINT_URL_BATCH is honoured) with policy's retries.
+// The client-side retry quota is off: Batch's own throttling is the only
+// limit, and a Lambda that gives up early loses submissions.
+func NewBatchClient(cfg aws.Config, policy RetryPolicy, optFns ...func(*batch.Options)) *batch.Client {
+	opts := append([]func(*batch.Options){func(o *batch.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = policy.MaxAttempts
+			so.MaxBackoff = policy.MaxBackoff
+			so.RateLimiter = ratelimit.None
+		})
+		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(policy.AttemptTimeout)
+	}}, optFns...)
+	return batch.NewFromConfig(cfg, opts...)
+}
+
+// throttleCodes are the error codes AWS services use for throttling.
+var throttleCodes = map[string]bool{
+	"Throttling": true, "ThrottlingException": true, "ThrottledException": true,
+	"RequestThrottledException": true, "TooManyRequestsException": true,
+	"RequestLimitExceeded": true, "LimitExceededException": true,
+}
+
+func isThrottle(err error) bool {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && throttleCodes[ae.ErrorCode()] {
+		return true
+	}
+	var re *awshttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusTooManyRequests
+}
+
+// isClientError reports a 4xx answer other than throttling: Batch refused
+// the call and retrying the same call cannot help.
+func isClientError(err error) bool {
+	var re *awshttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() >= 400 && re.HTTPStatusCode() < 500 && !isThrottle(err)
+}

@@ -1,0 +1,239 @@
+package submit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/batch/types"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// submit validates req, returns the job an earlier attempt with the same
+// token created if there is one, and otherwise submits a new job.
+//
+// Idempotency: the clientToken and the Batch job name (jobName plus eight
+// hex digits of the token) are derived from the idempotency key, and the
+// token is also tagged on the job. Before submitting, and again after any
+// failed submission (Batch rejects a repeated token; an answer may be lost
+// after the job was created), the handler lists the queue's jobs of that
+// name and answers with the one carrying the token.
+func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Response, error) {
+	pl, ps, denied := h.validateSubmit(caller, req)
+	if len(denied) > 0 {
+		return nil, forbidden(append(denied, ps...))
+	}
+	if len(ps) > 0 {
+		return nil, invalid(ps)
+	}
+
+	existing, err := h.findExisting(ctx, pl.batchJobName, pl.token)
+	if err != nil {
+		return nil, upstream(fmt.Sprintf("look up job %q", pl.batchJobName), err)
+	}
+	if existing != nil {
+		h.log.Info("idempotent replay", "jobName", pl.batchJobName, "jobId", existing.JobID)
+		return existing, nil
+	}
+
+	instanceType := h.chooseInstanceType(ctx, pl)
+	pl.payload.ensure("ResourceConfig")["InstanceType"] = instanceType
+	payload := pl.payload.marshal()
+	if len(payload) > MaxPayloadBytes {
+		var ps problems
+		ps.addf("trainingJob", fmt.Sprintf("%d bytes once filled in", len(payload)), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
+		return nil, invalid(ps)
+	}
+
+	sp := pl.class.SchedulingPriority(pl.priority)
+	tags := pl.tags
+	tags[TagTeam] = pl.team.Name
+	tags[TagClass] = pl.class.Name
+	tags[TagToken] = pl.token
+	in := &batch.SubmitServiceJobInput{
+		JobName:               aws.String(pl.batchJobName),
+		JobQueue:              aws.String(h.cfg.JobQueue),
+		ServiceJobType:        types.ServiceJobTypeSagemakerTraining,
+		ServiceRequestPayload: aws.String(string(payload)),
+		ClientToken:           aws.String(pl.token),
+		SchedulingPriority:    aws.Int32(int32(sp)),
+		RetryStrategy:         &types.ServiceJobRetryStrategy{Attempts: aws.Int32(int32(pl.attempts))},
+		TimeoutConfig:         &types.ServiceJobTimeout{AttemptDurationSeconds: aws.Int32(int32(pl.runtime))},
+		Tags:                  tags,
+	}
+	if h.cfg.Platform.Scheduling.Mode == platform.ModeFairShare {
+		in.ShareIdentifier = aws.String(pl.team.Name)
+	} else {
+		in.QuotaShareName = aws.String(pl.team.Name)
+	}
+	if r := pl.class.PreemptionRetries; r != nil {
+		in.PreemptionConfiguration = &types.ServiceJobPreemptionConfiguration{PreemptionRetriesBeforeTermination: aws.Int32(int32(*r))}
+	}
+
+	resp := &Response{
+		JobName:            pl.batchJobName,
+		JobQueue:           h.cfg.JobQueue,
+		Team:               pl.team.Name,
+		Class:              pl.class.Name,
+		SchedulingPriority: sp,
+		InstanceType:       instanceType,
+	}
+	out, err := h.cfg.Batch.SubmitServiceJob(ctx, in)
+	if err != nil {
+		// A rejected repeat of the token, or a lost answer: the job may
+		// exist. Look once more before reporting the failure.
+		found, lookErr := h.findExisting(ctx, pl.batchJobName, pl.token)
+		if lookErr == nil && found != nil {
+			h.log.Info("submission failed but the job exists", "jobName", pl.batchJobName, "jobId", found.JobID, "error", err)
+			return found, nil
+		}
+		if isClientError(err) && !isThrottle(err) {
+			return nil, &Error{Kind: KindUpstream, Message: fmt.Sprintf("AWS Batch refused job %q", pl.batchJobName), Err: err}
+		}
+		return nil, upstream(fmt.Sprintf("submit job %q", pl.batchJobName), err)
+	}
+	resp.JobID = aws.ToString(out.JobId)
+	resp.JobARN = aws.ToString(out.JobArn)
+	if n := aws.ToString(out.JobName); n != "" {
+		resp.JobName = n
+	}
+	h.log.Info("submitted", "jobName", resp.JobName, "jobId", resp.JobID, "class", resp.Class, "team", resp.Team,
+		"schedulingPriority", sp, "instanceType", instanceType)
+	return resp, nil
+}
+
+// maxLookupPages bounds the pages of same-named jobs read when looking for
+// the job a token created (100 jobs a page).
+const maxLookupPages = 5
+
+// findExisting returns the job of the queue named name whose token tag is
+// token, or nil. The name already holds eight hex digits of the token, so
+// the listing is short; describing each candidate confirms the full token.
+func (h *Handler) findExisting(ctx context.Context, name, token string) (*Response, error) {
+	in := &batch.ListServiceJobsInput{
+		JobQueue: aws.String(h.cfg.JobQueue),
+		Filters:  []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{name}}},
+	}
+	for page := 0; page < maxLookupPages; page++ {
+		out, err := h.cfg.Batch.ListServiceJobs(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range out.JobSummaryList {
+			if !strings.EqualFold(aws.ToString(s.JobName), name) {
+				continue
+			}
+			d, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: s.JobId})
+			if err != nil {
+				return nil, err
+			}
+			if d.Tags[TagToken] == token {
+				r := h.describeResponse(d)
+				r.Existing = true
+				return r, nil
+			}
+		}
+		if out.NextToken == nil {
+			return nil, nil
+		}
+		in.NextToken = out.NextToken
+	}
+	return nil, nil
+}
+
+// chooseInstanceType returns the first candidate with headroom for the job's
+// instances in the pool, according to the queue snapshot; the first
+// candidate when none has headroom (the job waits) or the snapshot fails.
+func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
+	first := pl.candidates[0]
+	if len(pl.candidates) == 1 {
+		return first
+	}
+	out, err := h.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(h.cfg.JobQueue)})
+	if err != nil {
+		h.log.Warn("queue snapshot failed; using the first instance type", "instanceType", first, "error", err)
+		return first
+	}
+	used := UsedInstances(out)
+	for _, it := range pl.candidates {
+		if headroom := float64(h.cfg.Platform.PoolInstances(it)) - used[it]; headroom >= float64(pl.instanceCount) {
+			if it != first {
+				h.log.Info("instance type fallback", "chosen", it, "preferred", first, "headroom", headroom)
+			}
+			return it
+		}
+	}
+	h.log.Info("no instance type has headroom; the job will wait", "instanceType", first)
+	return first
+}
+
+// UsedInstances reads the instances in use per instance type from a queue
+// snapshot (for service jobs, Batch's capacity unit is the instance type).
+func UsedInstances(out *batch.GetJobQueueSnapshotOutput) map[string]float64 {
+	used := map[string]float64{}
+	if out == nil || out.QueueUtilization == nil {
+		return used
+	}
+	for _, u := range out.QueueUtilization.TotalCapacityUsage {
+		used[aws.ToString(u.CapacityUnit)] += aws.ToFloat64(u.Quantity)
+	}
+	return used
+}
+
+// describeResponse turns a described job into a Response. The class comes
+// from the class tag, or from the scheduling priority's band.
+func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *Response {
+	r := &Response{
+		JobID:              aws.ToString(d.JobId),
+		JobARN:             aws.ToString(d.JobArn),
+		JobName:            aws.ToString(d.JobName),
+		JobQueue:           aws.ToString(d.JobQueue),
+		Team:               d.Tags[TagTeam],
+		Class:              d.Tags[TagClass],
+		SchedulingPriority: int(aws.ToInt32(d.SchedulingPriority)),
+		Status:             string(d.Status),
+		StatusReason:       aws.ToString(d.StatusReason),
+		CreatedAt:          millis(d.CreatedAt),
+		StartedAt:          millis(d.StartedAt),
+		StoppedAt:          millis(d.StoppedAt),
+	}
+	if r.Team == "" {
+		r.Team = firstNonEmpty(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))
+	}
+	if r.Class == "" && d.SchedulingPriority != nil {
+		if c, ok := h.cfg.Platform.ClassForPriority(r.SchedulingPriority); ok {
+			r.Class = c.Name
+		}
+	}
+	if d.ServiceRequestPayload != nil {
+		var tj struct {
+			ResourceConfig struct{ InstanceType string }
+		}
+		if json.Unmarshal([]byte(*d.ServiceRequestPayload), &tj) == nil {
+			r.InstanceType = tj.ResourceConfig.InstanceType
+		}
+	}
+	return r
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// millis renders a Batch timestamp (milliseconds since the epoch) as RFC 3339.
+func millis(ms *int64) string {
+	if ms == nil || *ms == 0 {
+		return ""
+	}
+	return time.UnixMilli(*ms).UTC().Format(time.RFC3339)
+}

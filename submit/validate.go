@@ -1,0 +1,328 @@
+package submit
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/trainq/trainq/platform"
+)
+
+// Tags trainq sets on every job.
+const (
+	TagTeam  = TagPrefix + "team"
+	TagClass = TagPrefix + "class"
+	// TagToken holds the job's clientToken, so that a retried submission
+	// can recognise the job it already created.
+	TagToken = TagPrefix + "token"
+)
+
+// suffixLength is the number of hex digits of the token appended to job
+// names.
+const suffixLength = 8
+
+// plan is a validated submission, ready for Batch but for the instance type.
+type plan struct {
+	class         platform.Class
+	team          platform.Team
+	priority      int
+	token         string
+	batchJobName  string
+	attempts      int
+	runtime       int
+	payload       trainingJob
+	candidates    []string
+	instanceCount int64
+	tags          map[string]string
+}
+
+// validateSubmit checks a submit request against the platform and the
+// caller, collecting every problem. Forbidden problems (another class than
+// the alias's, another execution role) come back separately.
+func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, problems) {
+	var ps, denied problems
+	p := h.cfg.Platform
+	pl := &plan{priority: platform.DefaultRequestPriority}
+
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"jobId", req.JobID != ""}, {"reason", req.Reason != ""}} {
+		if f.set {
+			ps.add(f.name, rawValue("a value"), "no value for action submit (it belongs to describe, cancel and reprioritize)")
+		}
+	}
+
+	switch {
+	case req.JobName == "":
+		ps.add("jobName", nil, "a job name (letters, digits, '-' and '_')")
+	case len(req.JobName) > MaxJobNameLength || !jobNamePattern.MatchString(req.JobName):
+		ps.addf("jobName", req.JobName, "1 to %d letters, digits, '-' or '_'", MaxJobNameLength)
+	}
+
+	team, ok := p.Team(req.Team)
+	switch {
+	case req.Team == "":
+		ps.addf("team", nil, "a team (%s)", strings.Join(p.TeamNames(), ", "))
+	case !ok:
+		ps.addf("team", req.Team, "a team of the platform (%s)", strings.Join(p.TeamNames(), ", "))
+	}
+	pl.team = team
+
+	className := req.Class
+	if caller.Class != "" {
+		if req.Class != "" && req.Class != caller.Class {
+			denied.addf("class", req.Class, "%q, the class of the alias invoked (invoke the %q alias to use that class)", caller.Class, req.Class)
+		}
+		className = caller.Class
+	}
+	class, ok := p.Class(className)
+	switch {
+	case className == "":
+		ps.addf("class", nil, "a class (%s), or invoke the function through the class's alias", strings.Join(p.ClassNames(), ", "))
+	case !ok:
+		ps.addf("class", className, "a class of the platform (%s)", strings.Join(p.ClassNames(), ", "))
+	}
+	pl.class = class
+
+	if req.Priority != nil {
+		if *req.Priority < 0 || *req.Priority > platform.RequestPriorityMax {
+			ps.addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
+		} else {
+			pl.priority = *req.Priority
+		}
+	}
+
+	if len(req.IdempotencyKey) > MaxIdempotencyKeyLength {
+		ps.addf("idempotencyKey", req.IdempotencyKey, "at most %d characters", MaxIdempotencyKeyLength)
+	}
+	pl.token = clientToken(req.Team, req.IdempotencyKey, caller.RequestID)
+	pl.batchJobName = req.JobName + "-" + pl.token[:suffixLength]
+
+	pl.attempts = class.Attempts()
+	if req.Retries != nil {
+		if max := pl.attempts - 1; ok && (*req.Retries < 0 || *req.Retries > max) {
+			ps.addf("retries", *req.Retries, "0 to %d (the %s class's retries)", max, class.Name)
+		} else {
+			pl.attempts = *req.Retries + 1
+		}
+	}
+	pl.runtime = class.MaxRuntimeSeconds
+	if req.MaxRuntimeSeconds != nil {
+		if v := *req.MaxRuntimeSeconds; ok && (v < 1 || v > class.MaxRuntimeSeconds) {
+			ps.addf("maxRuntimeSeconds", v, "1 to %d (the %s class's maximum)", class.MaxRuntimeSeconds, class.Name)
+		} else {
+			pl.runtime = v
+		}
+	}
+
+	pl.tags = h.validateTags(&ps, req.Tags)
+	h.validateInstanceTypes(&ps, req.InstanceTypes)
+	h.validateTrainingJob(&ps, &denied, pl, req, ok)
+	return pl, ps, denied
+}
+
+func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]string {
+	if len(tags) > MaxCallerTags {
+		ps.addf("tags", fmt.Sprintf("%d tags", len(tags)), "at most %d tags", MaxCallerTags)
+	}
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(tags)+3)
+	for _, k := range keys {
+		lk := strings.ToLower(k)
+		switch {
+		case strings.HasPrefix(lk, TagPrefix) || strings.HasPrefix(lk, "aws:"):
+			ps.add("tags."+k, k, "a key not starting with trainq: or aws: (reserved)")
+		case len(k) < 1 || len(k) > 128:
+			ps.add("tags", k, "keys of 1 to 128 characters")
+		case len(tags[k]) > 256:
+			ps.add("tags."+k, tags[k], "a value of at most 256 characters")
+		}
+		out[k] = tags[k]
+	}
+	return out
+}
+
+func (h *Handler) validateInstanceTypes(ps *problems, types []string) {
+	seen := map[string]bool{}
+	for i, it := range types {
+		f := fmt.Sprintf("instanceTypes[%d]", i)
+		if !h.allowed[it] {
+			ps.addf(f, it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+		}
+		if seen[it] {
+			ps.add(f, it, "each instance type once")
+		}
+		seen[it] = true
+	}
+}
+
+// validateTrainingJob checks the SageMaker request and fills in what trainq
+// decides: role, name, runtime. classOK says whether the class is known (so
+// that its limits apply).
+func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Request, classOK bool) {
+	if len(req.TrainingJob) == 0 {
+		ps.add("trainingJob", nil, "a SageMaker CreateTrainingJob request object")
+		return
+	}
+	tj, ok := decodeTrainingJob(req.TrainingJob)
+	if !ok {
+		ps.add("trainingJob", rawValue(describeJSON(req.TrainingJob)), "a SageMaker CreateTrainingJob request object")
+		return
+	}
+	pl.payload = tj
+	for _, k := range []string{"AlgorithmSpecification", "OutputDataConfig"} {
+		if m, isObj := tj.object(k); !isObj || m == nil {
+			ps.add("trainingJob."+k, rawValue(valueKind(tj[k])), "an object (SageMaker requires it)")
+		}
+	}
+
+	switch role := tj["RoleArn"].(type) {
+	case nil:
+	case string:
+		if role != h.cfg.ExecutionRoleARN {
+			denied.addf("trainingJob.RoleArn", role, "the platform's execution role %s, or no value", h.cfg.ExecutionRoleARN)
+		}
+	default:
+		ps.add("trainingJob.RoleArn", rawValue(valueKind(role)), "a string (the platform's execution role), or no value")
+	}
+	tj["RoleArn"] = h.cfg.ExecutionRoleARN
+
+	switch name := tj["TrainingJobName"].(type) {
+	case nil:
+		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:suffixLength])
+	case string:
+		if !trainingJobNamePattern.MatchString(name) {
+			ps.add("trainingJob.TrainingJobName", name, "1 to 63 letters, digits or '-', starting and ending with a letter or digit, or no value")
+		}
+	default:
+		ps.add("trainingJob.TrainingJobName", rawValue(valueKind(name)), "a string, or no value")
+	}
+
+	rc, isObj := tj.object("ResourceConfig")
+	if !isObj {
+		ps.add("trainingJob.ResourceConfig", rawValue(valueKind(tj["ResourceConfig"])), "an object")
+		rc = nil
+	}
+	pl.instanceCount = 1
+	var payloadType string
+	if rc != nil {
+		if _, ok := rc["InstanceGroups"]; ok {
+			ps.add("trainingJob.ResourceConfig.InstanceGroups", rawValue("a value"), "no value (heterogeneous clusters are not supported; use InstanceType and InstanceCount)")
+		}
+		switch it := rc["InstanceType"].(type) {
+		case nil:
+		case string:
+			payloadType = it
+			if !h.allowed[it] {
+				ps.addf("trainingJob.ResourceConfig.InstanceType", it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+			} else if len(req.InstanceTypes) > 0 && !contains(req.InstanceTypes, it) {
+				ps.addf("trainingJob.ResourceConfig.InstanceType", it, "one of instanceTypes (%s), or no value", strings.Join(req.InstanceTypes, ", "))
+			}
+		default:
+			ps.add("trainingJob.ResourceConfig.InstanceType", rawValue(valueKind(it)), "a string, or no value")
+		}
+		if v, present := rc["InstanceCount"]; present {
+			n, ok := wholeNumber(v)
+			if !ok || n < 1 {
+				ps.add("trainingJob.ResourceConfig.InstanceCount", rawValue(valueKind(v)), "a whole number of at least 1")
+			} else {
+				pl.instanceCount = n
+			}
+		}
+	}
+	switch {
+	case len(req.InstanceTypes) > 0:
+		pl.candidates = req.InstanceTypes
+	case payloadType != "":
+		pl.candidates = []string{payloadType}
+	default:
+		pl.candidates = h.cfg.Platform.Submission.InstanceTypes
+	}
+
+	sc, isObj := tj.object("StoppingCondition")
+	if !isObj {
+		ps.add("trainingJob.StoppingCondition", rawValue(valueKind(tj["StoppingCondition"])), "an object")
+		sc = nil
+	}
+	if v, present := sc["MaxRuntimeInSeconds"]; present {
+		n, ok := wholeNumber(v)
+		switch {
+		case !ok || n < 1:
+			ps.add("trainingJob.StoppingCondition.MaxRuntimeInSeconds", rawValue(valueKind(v)), "a whole number of at least 1")
+		case classOK && n > int64(pl.class.MaxRuntimeSeconds):
+			ps.addf("trainingJob.StoppingCondition.MaxRuntimeInSeconds", n, "at most %d (the %s class's maximum)", pl.class.MaxRuntimeSeconds, pl.class.Name)
+		case n < int64(pl.runtime):
+			pl.runtime = int(n)
+		}
+	}
+	if pl.runtime > 0 {
+		tj.ensure("StoppingCondition")["MaxRuntimeInSeconds"] = json.Number(fmt.Sprint(pl.runtime))
+	}
+	if len(pl.candidates) > 0 {
+		// Measure with the longest candidate: the chosen one fits too.
+		longest := ""
+		for _, c := range pl.candidates {
+			if len(c) > len(longest) {
+				longest = c
+			}
+		}
+		tj.ensure("ResourceConfig")["InstanceType"] = longest
+	}
+	if n := len(tj.marshal()); n > MaxPayloadBytes {
+		ps.addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
+	}
+}
+
+// valueKind names a decoded JSON value for a message.
+func valueKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "nothing"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return show(v)
+	case bool:
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprint(v)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// clientToken derives Batch's clientToken (64 hex digits, Batch's maximum
+// length) from the caller's idempotency key, scoped to the team; without a
+// key, from the Lambda request id, which Lambda keeps across its own retries
+// of an asynchronous invocation. Outside Lambda with neither, the token is
+// random: no retry can repeat it.
+func clientToken(team, key, requestID string) string {
+	var seed string
+	switch {
+	case key != "":
+		seed = "key\x00" + team + "\x00" + key
+	case requestID != "":
+		seed = "request\x00" + requestID
+	default:
+		seed = "random\x00" + rand.Text()
+	}
+	sum := sha256.Sum256([]byte(seed))
+	return hex.EncodeToString(sum[:])
+}
