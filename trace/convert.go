@@ -25,8 +25,9 @@ type ConvertOptions struct {
 	// GPUsPerInstance turns GPU counts into instances: ceil(gpus/n).
 	// Default: 8 (ml.p4d.24xlarge and ml.p5.48xlarge have 8 GPUs).
 	GPUsPerInstance int
-	// InstanceTypes are the types jobs are spread over (by a hash of the job
-	// id). Default: the platform's pool types.
+	// InstanceTypes are the types jobs are spread over, by a hash of the job
+	// id weighted by each type's pool capacity (so each pool gets its share
+	// of the load). Default: the platform's pool types.
 	InstanceTypes []string
 	// Class is the class given to every job of a format that has no notion
 	// of priority (gavel). Default: the platform's middle class by band.
@@ -210,11 +211,27 @@ func (m mapper) job(id, group, submit, duration, gpus, class string) (Job, strin
 		Submit:       int64(math.Round(s)),
 		Duration:     max(1, int64(math.Round(d))),
 		Instances:    int(math.Ceil(g / float64(m.opts.GPUsPerInstance))),
-		InstanceType: m.opts.InstanceTypes[hash(key)%uint32(len(m.opts.InstanceTypes))],
+		InstanceType: m.instanceType(key),
 		Class:        class,
 		Team:         m.teams[hash(group)%uint32(len(m.teams))],
 		Priority:     NoPriority,
 	}, "", nil
+}
+
+// instanceType picks a type for a job key: the hash, modulo the capacity of
+// all the types, falls in one type's slice of that capacity.
+func (m mapper) instanceType(key string) string {
+	total := 0
+	for _, it := range m.opts.InstanceTypes {
+		total += m.opts.Platform.PoolInstances(it)
+	}
+	x := int(hash(key) % uint32(total))
+	for _, it := range m.opts.InstanceTypes {
+		if x -= m.opts.Platform.PoolInstances(it); x < 0 {
+			return it
+		}
+	}
+	return m.opts.InstanceTypes[len(m.opts.InstanceTypes)-1]
 }
 
 func hash(s string) uint32 {
