@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 )
 
@@ -94,5 +93,3 @@ func Duration(s int64) string {
 	}
 	return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
 }
-
-var _ = strings.Repeat

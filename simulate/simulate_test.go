@@ -185,6 +185,33 @@ func TestScheduling(t *testing.T) {
 			want:  []string{"start a0@0", "start b0@0", "start a1@0", "start a2@0", "start a3@0", "start b1@0", "start a4@0", "start a5@0"},
 		},
 		{
+			// Share decay D = 100 s. a ran 4 instances over [0, 100): its decayed
+			// usage is H = 4·100·(1 − e^−1) ≈ 252.8 instance-seconds, so at t=100
+			// a's key is 1 × (0 + 252.8/100) ≈ 2.53 while b's is 0. b gets
+			// instances while its running count stays below 2.53 (0, 1, 2 → b),
+			// then b at 3 < a's 1 + 2.53 = 3.53 → b again: b takes all 4.
+			name: "fair share remembers decayed past usage",
+			p: func(t *testing.T) *platform.Platform {
+				return mustParse(t, fmt.Sprintf("pools: [{instanceType: %s, instances: 4}]\nscheduling: {mode: fairshare, shareDecaySeconds: 100}\nteams: [{name: a}, {name: b}]\n", p5))
+			},
+			jobs:  append(append(four("a", 0), four("a", 100)...), four("b", 100)...),
+			kinds: []string{"start"},
+			want: []string{"start a0@0", "start a1@0", "start a2@0", "start a3@0",
+				"start b100@100", "start b101@100", "start b102@100", "start a100@100"},
+		},
+		{
+			// The same trace with decay 0: only current usage counts, so at
+			// t=100 both keys are 0 and the teams alternate (ties: a first).
+			name: "fair share without decay forgets past usage",
+			p: func(t *testing.T) *platform.Platform {
+				return mustParse(t, fmt.Sprintf("pools: [{instanceType: %s, instances: 4}]\nscheduling: {mode: fairshare, shareDecaySeconds: 0}\nteams: [{name: a}, {name: b}]\n", p5))
+			},
+			jobs:  append(append(four("a", 0), four("a", 100)...), four("b", 100)...),
+			kinds: []string{"start"},
+			want: []string{"start a0@0", "start a1@0", "start a2@0", "start a3@0",
+				"start a100@100", "start b100@100", "start a101@100", "start b101@100"},
+		},
+		{
 			// computeReservation 50 with one active team of two:
 			// floor(8 × 0.5^1) = 4 held back, so a starts 4 at t=0. At t=50 b
 			// arrives, every team is active and nothing is held back: b (usage
@@ -211,6 +238,15 @@ func TestScheduling(t *testing.T) {
 			}
 		})
 	}
+}
+
+// four gives team four one-instance research jobs of 100 s at submit.
+func four(team string, submit int64) []trace.Job {
+	var out []trace.Job
+	for i := range 4 {
+		out = append(out, j(fmt.Sprintf("%s%d", team, int(submit)+i), submit, 100, 1, "research", team))
+	}
+	return out
 }
 
 // eight gives each team eight one-instance research jobs at t=0.
