@@ -96,7 +96,7 @@ const (
 
 var (
 	jobNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
-	jobIDPattern   = regexp.MustCompile(`^[a-zA-Z0-9:/_.-]{1,1024}$`)
+	jobIDPattern   = regexp.MustCompile(`^[a-zA-Z0-9:/_.-]{1,1000}$`)
 )
 
 // requestFields maps each JSON key of a request to its Go field index.
@@ -144,6 +144,10 @@ func DecodeRequest(data []byte) (Request, []Problem) {
 		}
 		f := v.Field(i)
 		if bytes.Equal(bytes.TrimSpace(raw[k]), []byte("null")) {
+			continue
+		}
+		if k == "trainingJob" && !bytes.HasPrefix(bytes.TrimSpace(raw[k]), []byte("{")) {
+			ps.add(k, rawValue(describeJSON(raw[k])), wantedJSON(f.Type()))
 			continue
 		}
 		if err := json.Unmarshal(raw[k], f.Addr().Interface()); err != nil {

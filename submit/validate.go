@@ -105,17 +105,23 @@ func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, p
 
 	pl.attempts = class.Attempts()
 	if req.Retries != nil {
-		if max := pl.attempts - 1; ok && (*req.Retries < 0 || *req.Retries > max) {
+		switch max := pl.attempts - 1; {
+		case *req.Retries < 0:
+			ps.add("retries", *req.Retries, "at least 0, at most the class's retries")
+		case ok && *req.Retries > max:
 			ps.addf("retries", *req.Retries, "0 to %d (the %s class's retries)", max, class.Name)
-		} else {
+		default:
 			pl.attempts = *req.Retries + 1
 		}
 	}
 	pl.runtime = class.MaxRuntimeSeconds
 	if req.MaxRuntimeSeconds != nil {
-		if v := *req.MaxRuntimeSeconds; ok && (v < 1 || v > class.MaxRuntimeSeconds) {
+		switch v := *req.MaxRuntimeSeconds; {
+		case v < 1:
+			ps.add("maxRuntimeSeconds", v, "at least 1, at most the class's maximum")
+		case ok && v > class.MaxRuntimeSeconds:
 			ps.addf("maxRuntimeSeconds", v, "1 to %d (the %s class's maximum)", class.MaxRuntimeSeconds, class.Name)
-		} else {
+		default:
 			pl.runtime = v
 		}
 	}

@@ -1,0 +1,419 @@
+// Package batchfake is a local AWS Batch endpoint for tests and benchmarks:
+// the service-job operations the submission function uses, on the REST-JSON
+// wire format the AWS SDK speaks, with every request recorded so that tests
+// can check what went over the wire. It models what the Batch API reference
+// documents and can misbehave on demand: throttling (a submissions-per-second
+// limit, or scripted), 500s, slow answers and answers lost after the job was
+// created.
+//
+// Idempotency model: a SubmitServiceJob repeating an earlier clientToken with
+// an identical request is rejected with a ClientException (400), as the API
+// reference says ("the second request is rejected"). A repeated token with a
+// different request is undocumented; the fake takes the worst case and
+// creates a second job, so that callers cannot rely on the token alone.
+//
+// It is test support, run-time code: it must never import the AWS CDK, jsii
+// or constructs.
+package batchfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is a scripted misbehaviour for one call.
+type Fault struct {
+	// Status answers with this HTTP status and no effect (429 is sent as
+	// TooManyRequestsException, 5xx as ServerException).
+	Status int
+	// Delay holds the answer back; the call takes effect after the delay
+	// even if the client has given up (a slow answer).
+	Delay time.Duration
+	// LoseAnswer makes the call take effect, then answers 500: the job
+	// exists but the caller does not know it.
+	LoseAnswer bool
+}
+
+// Throttle and ServerError are the common faults.
+var (
+	Throttle    = Fault{Status: http.StatusTooManyRequests}
+	ServerError = Fault{Status: http.StatusInternalServerError}
+)
+
+// Call is one request received.
+type Call struct {
+	Op     string
+	Body   json.RawMessage
+	Header http.Header
+	// Answer is the HTTP status sent.
+	Answer int
+}
+
+// SubmitRequest is SubmitServiceJob's request body as the wire carries it.
+type SubmitRequest struct {
+	JobName                 string            `json:"jobName"`
+	JobQueue                string            `json:"jobQueue"`
+	ServiceJobType          string            `json:"serviceJobType"`
+	ServiceRequestPayload   string            `json:"serviceRequestPayload"`
+	ClientToken             string            `json:"clientToken,omitempty"`
+	SchedulingPriority      *int              `json:"schedulingPriority,omitempty"`
+	QuotaShareName          *string           `json:"quotaShareName,omitempty"`
+	ShareIdentifier         *string           `json:"shareIdentifier,omitempty"`
+	RetryStrategy           *RetryStrategy    `json:"retryStrategy,omitempty"`
+	TimeoutConfig           *TimeoutConfig    `json:"timeoutConfig,omitempty"`
+	PreemptionConfiguration *PreemptionConfig `json:"preemptionConfiguration,omitempty"`
+	Tags                    map[string]string `json:"tags,omitempty"`
+}
+
+// RetryStrategy, TimeoutConfig and PreemptionConfig are wire sub-objects.
+type RetryStrategy struct {
+	Attempts int `json:"attempts"`
+}
+type TimeoutConfig struct {
+	AttemptDurationSeconds int `json:"attemptDurationSeconds"`
+}
+type PreemptionConfig struct {
+	PreemptionRetriesBeforeTermination *int `json:"preemptionRetriesBeforeTermination,omitempty"`
+}
+
+// Job is a job the fake holds.
+type Job struct {
+	ID, ARN      string
+	Request      SubmitRequest
+	Status       string
+	StatusReason string
+	CreatedAt    int64
+	Terminated   bool
+}
+
+// Server is the fake endpoint. Its zero value is not usable; call New.
+type Server struct {
+	*httptest.Server
+
+	mu        sync.Mutex
+	jobs      []*Job
+	tokens    map[string]SubmitRequest
+	calls     []Call
+	faults    map[string][]Fault
+	used      map[string]float64
+	limit     float64
+	tokensAt  time.Time
+	available float64
+	nextID    int
+	now       func() time.Time
+}
+
+// New starts a fake on 127.0.0.1. submitsPerSecond > 0 throttles
+// SubmitServiceJob like Batch's account limit (a token bucket as deep as
+// one second of submissions). Close it when done.
+func New(submitsPerSecond float64) *Server {
+	s := &Server{tokens: map[string]SubmitRequest{}, faults: map[string][]Fault{}, used: map[string]float64{},
+		limit: submitsPerSecond, available: submitsPerSecond, now: time.Now}
+	s.tokensAt = s.now()
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Script queues faults for the next calls of op (e.g. "SubmitServiceJob").
+func (s *Server) Script(op string, faults ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[op] = append(s.faults[op], faults...)
+}
+
+// SetUsed sets the instances in use per instance type that
+// GetJobQueueSnapshot reports.
+func (s *Server) SetUsed(used map[string]float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used = used
+}
+
+// Calls returns the requests received for op ("" for all).
+func (s *Server) Calls(op string) []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Call
+	for _, c := range s.calls {
+		if op == "" || c.Op == op {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Jobs returns copies of the jobs created, oldest first.
+func (s *Server) Jobs() []Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Job, len(s.jobs))
+	for i, j := range s.jobs {
+		out[i] = *j
+	}
+	return out
+}
+
+var ops = map[string]string{
+	"/v1/submitservicejob":    "SubmitServiceJob",
+	"/v1/describeservicejob":  "DescribeServiceJob",
+	"/v1/listservicejobs":     "ListServiceJobs",
+	"/v1/terminateservicejob": "TerminateServiceJob",
+	"/v1/updateservicejob":    "UpdateServiceJob",
+	"/v1/getjobqueuesnapshot": "GetJobQueueSnapshot",
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	op, ok := ops[r.URL.Path]
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if !ok || r.Method != http.MethodPost {
+		writeError(w, http.StatusNotFound, "UnknownOperationException", "no operation at "+r.Method+" "+r.URL.Path)
+		return
+	}
+	s.mu.Lock()
+	call := Call{Op: op, Body: body, Header: r.Header.Clone()}
+	var fault Fault
+	if f := s.faults[op]; len(f) > 0 {
+		fault, s.faults[op] = f[0], f[1:]
+	}
+	if op == "SubmitServiceJob" && fault.Status == 0 && !s.take() {
+		fault = Throttle
+	}
+	s.mu.Unlock()
+
+	if fault.Delay > 0 {
+		time.Sleep(fault.Delay)
+	}
+	if fault.Status != 0 {
+		s.record(call, fault.Status)
+		code := "ServerException"
+		if fault.Status == http.StatusTooManyRequests {
+			code = "TooManyRequestsException"
+		}
+		writeError(w, fault.Status, code, http.StatusText(fault.Status))
+		return
+	}
+	status, out := s.do(op, body)
+	if fault.LoseAnswer && status == http.StatusOK {
+		status, out = http.StatusInternalServerError, errorBody{"ServerException", "answer lost"}
+	}
+	s.record(call, status)
+	if e, ok := out.(errorBody); ok {
+		writeError(w, status, e.code, e.message)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (s *Server) record(c Call, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.Answer = status
+	s.calls = append(s.calls, c)
+}
+
+// take spends one submission from the rate limit's bucket (mu held).
+func (s *Server) take() bool {
+	if s.limit <= 0 {
+		return true
+	}
+	now := s.now()
+	s.available += now.Sub(s.tokensAt).Seconds() * s.limit
+	if s.available > s.limit {
+		s.available = s.limit
+	}
+	s.tokensAt = now
+	if s.available < 1 {
+		return false
+	}
+	s.available--
+	return true
+}
+
+type errorBody struct{ code, message string }
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Amzn-ErrorType", code)
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"message": message})
+}
+
+func clientError(format string, args ...any) (int, any) {
+	return http.StatusBadRequest, errorBody{"ClientException", fmt.Sprintf(format, args...)}
+}
+
+func (s *Server) do(op string, body []byte) (int, any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch op {
+	case "SubmitServiceJob":
+		return s.submit(body)
+	case "DescribeServiceJob":
+		var in struct {
+			JobID string `json:"jobId"`
+		}
+		if json.Unmarshal(body, &in) != nil {
+			return clientError("malformed request")
+		}
+		j := s.find(in.JobID)
+		if j == nil {
+			return clientError("Job %s not found", in.JobID)
+		}
+		return http.StatusOK, describe(j)
+	case "ListServiceJobs":
+		return s.list(body)
+	case "TerminateServiceJob":
+		var in struct{ JobID, Reason string }
+		if json.Unmarshal(body, &in) != nil || s.find(in.JobID) == nil {
+			return clientError("Job %s not found", in.JobID)
+		}
+		j := s.find(in.JobID)
+		j.Status, j.StatusReason, j.Terminated = "FAILED", in.Reason, true
+		return http.StatusOK, map[string]any{}
+	case "UpdateServiceJob":
+		var in struct {
+			JobID              string `json:"jobId"`
+			SchedulingPriority *int   `json:"schedulingPriority"`
+		}
+		if json.Unmarshal(body, &in) != nil || s.find(in.JobID) == nil {
+			return clientError("Job %s not found", in.JobID)
+		}
+		j := s.find(in.JobID)
+		j.Request.SchedulingPriority = in.SchedulingPriority
+		return http.StatusOK, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": j.Request.JobName}
+	case "GetJobQueueSnapshot":
+		usage := []map[string]any{}
+		types := make([]string, 0, len(s.used))
+		for t := range s.used {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		for _, t := range types {
+			usage = append(usage, map[string]any{"capacityUnit": t, "quantity": s.used[t]})
+		}
+		return http.StatusOK, map[string]any{"queueUtilization": map[string]any{"totalCapacityUsage": usage, "lastUpdatedAt": s.now().UnixMilli()}}
+	}
+	return clientError("unsupported operation %s", op)
+}
+
+func (s *Server) submit(body []byte) (int, any) {
+	var in SubmitRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return clientError("malformed request: %v", err)
+	}
+	if in.JobName == "" || in.JobQueue == "" || in.ServiceJobType != "SAGEMAKER_TRAINING" || in.ServiceRequestPayload == "" {
+		return clientError("jobName, jobQueue, serviceJobType=SAGEMAKER_TRAINING and serviceRequestPayload are required")
+	}
+	if len(in.ServiceRequestPayload) > 10*1024 {
+		return clientError("serviceRequestPayload is %d bytes, over the 10 KiB limit", len(in.ServiceRequestPayload))
+	}
+	if len(in.ClientToken) > 64 {
+		return clientError("clientToken is longer than 64 characters")
+	}
+	if (in.QuotaShareName == nil) == (in.ShareIdentifier == nil) {
+		return clientError("exactly one of quotaShareName and shareIdentifier is required on this queue")
+	}
+	if in.ClientToken != "" {
+		if prev, ok := s.tokens[in.ClientToken]; ok && reflect.DeepEqual(prev, in) {
+			return clientError("Idempotent request with clientToken %s was already received", in.ClientToken)
+		}
+		s.tokens[in.ClientToken] = in
+	}
+	s.nextID++
+	id := fmt.Sprintf("%08x-0000-4000-8000-%012x", s.nextID, s.nextID)
+	j := &Job{ID: id, ARN: "arn:aws:batch:us-east-1:123456789012:service-job/" + id, Request: in,
+		Status: "SUBMITTED", CreatedAt: s.now().UnixMilli()}
+	s.jobs = append(s.jobs, j)
+	return http.StatusOK, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": in.JobName}
+}
+
+func (s *Server) find(id string) *Job {
+	for _, j := range s.jobs {
+		if j.ID == id {
+			return j
+		}
+	}
+	return nil
+}
+
+func (s *Server) list(body []byte) (int, any) {
+	var in struct {
+		JobQueue string `json:"jobQueue"`
+		Filters  []struct {
+			Name   string   `json:"name"`
+			Values []string `json:"values"`
+		} `json:"filters"`
+	}
+	if json.Unmarshal(body, &in) != nil || len(in.Filters) > 1 {
+		return clientError("malformed request or more than one filter")
+	}
+	var out []map[string]any
+	for i := len(s.jobs) - 1; i >= 0; i-- { // most recent first
+		j := s.jobs[i]
+		if in.JobQueue != "" && j.Request.JobQueue != in.JobQueue {
+			continue
+		}
+		if len(in.Filters) == 1 && in.Filters[0].Name == "JOB_NAME" && len(in.Filters[0].Values) == 1 {
+			v := strings.ToLower(in.Filters[0].Values[0])
+			name := strings.ToLower(j.Request.JobName)
+			if p, ok := strings.CutSuffix(v, "*"); ok {
+				if !strings.HasPrefix(name, p) {
+					continue
+				}
+			} else if name != v {
+				continue
+			}
+		}
+		out = append(out, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": j.Request.JobName,
+			"serviceJobType": "SAGEMAKER_TRAINING", "status": j.Status, "createdAt": j.CreatedAt})
+	}
+	return http.StatusOK, map[string]any{"jobSummaryList": nonNil(out)}
+}
+
+func nonNil(v []map[string]any) []map[string]any {
+	if v == nil {
+		return []map[string]any{}
+	}
+	return v
+}
+
+func describe(j *Job) map[string]any {
+	r := j.Request
+	out := map[string]any{
+		"jobId": j.ID, "jobArn": j.ARN, "jobName": r.JobName, "jobQueue": r.JobQueue,
+		"serviceJobType": r.ServiceJobType, "serviceRequestPayload": r.ServiceRequestPayload,
+		"status": j.Status, "createdAt": j.CreatedAt, "isTerminated": j.Terminated, "tags": r.Tags,
+	}
+	if j.StatusReason != "" {
+		out["statusReason"] = j.StatusReason
+	}
+	if r.SchedulingPriority != nil {
+		out["schedulingPriority"] = *r.SchedulingPriority
+	}
+	if r.QuotaShareName != nil {
+		out["quotaShareName"] = *r.QuotaShareName
+	}
+	if r.ShareIdentifier != nil {
+		out["shareIdentifier"] = *r.ShareIdentifier
+	}
+	if r.RetryStrategy != nil {
+		out["retryStrategy"] = r.RetryStrategy
+	}
+	if r.TimeoutConfig != nil {
+		out["timeoutConfig"] = r.TimeoutConfig
+	}
+	if r.PreemptionConfiguration != nil {
+		out["preemptionConfiguration"] = r.PreemptionConfiguration
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package submit_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/submit"
+	"github.com/trainq/trainq/submit/batchfake"
+)
+
+const (
+	testQueue = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+	testRole  = "arn:aws:iam::123456789012:role/trainq-sagemaker"
+	testFunc  = "arn:aws:lambda:us-east-1:123456789012:function:trainq-submit"
+)
+
+// fastPolicy retries like production but with short waits, so that tests
+// of throttling stay quick.
+var fastPolicy = submit.RetryPolicy{MaxAttempts: 4, MaxBackoff: 5 * time.Millisecond, AttemptTimeout: 2 * time.Second}
+
+// batchClient is the real SDK client pointed at the fake.
+func batchClient(fake *batchfake.Server, policy submit.RetryPolicy) *batch.Client {
+	cfg := aws.Config{
+		Region:       "us-east-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		BaseEndpoint: aws.String(fake.URL),
+	}
+	return submit.NewBatchClient(cfg, policy)
+}
+
+// newHandler builds a handler for p (the default platform when nil) over
+// the real SDK talking to fake.
+func newHandler(t *testing.T, p *platform.Platform, fake *batchfake.Server, policy submit.RetryPolicy) *submit.Handler {
+	t.Helper()
+	if p == nil {
+		p = platform.Default()
+	}
+	h, err := submit.New(submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: batchClient(fake, policy)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// invocation is the Lambda context of one invocation: alias ("" for
+// unqualified) and request id.
+func invocation(alias, requestID string) context.Context {
+	arn := testFunc
+	if alias != "" {
+		arn += ":" + alias
+	}
+	return lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: requestID, InvokedFunctionArn: arn})
+}
+
+// invoke runs payload through the Lambda library's decode/encode path.
+func invoke(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte) (submit.Response, *messages.InvokeResponse_Error) {
+	t.Helper()
+	out, err := lambda.NewHandler(h).Invoke(ctx, payload)
+	if err != nil {
+		var fe messages.InvokeResponse_Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("invoke returned %T %v, want a function error", err, err)
+		}
+		return submit.Response{}, &fe
+	}
+	var resp submit.Response
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("decode answer %s: %v", out, err)
+	}
+	return resp, nil
+}
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// problemFields lists the fields a function error's message names, one
+// per "  - field: got ..." line, sorted.
+func problemFields(msg string) []string {
+	var out []string
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimSpace(line)
+		if f, ok := strings.CutPrefix(line, "- "); ok {
+			field, _, _ := strings.Cut(f, ": got ")
+			out = append(out, field)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// submitted decodes the SubmitServiceJob bodies the fake received.
+func submitted(t *testing.T, fake *batchfake.Server) []batchfake.SubmitRequest {
+	t.Helper()
+	var out []batchfake.SubmitRequest
+	for _, c := range fake.Calls("SubmitServiceJob") {
+		var r batchfake.SubmitRequest
+		if err := json.Unmarshal(c.Body, &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func intp(v int) *int       { return &v }
+func strp(v string) *string { return &v }
