@@ -62,7 +62,8 @@ type Options struct {
 }
 
 // Observer sees each state change of a run as it happens, with a view of the
-// capacity in use right after it.
+// capacity in use right after it. The State is the engine's own: read it
+// during Observe, never keep or modify it.
 type Observer interface {
 	Observe(e Event, s *State)
 }
@@ -364,10 +365,28 @@ func (e *engine) loop(src Source) error {
 			return e.err
 		}
 	}
+	e.failStranded()
 	if e.opts.Progress != nil {
 		e.opts.Progress(read)
 	}
 	return nil
+}
+
+// failStranded fails the jobs still waiting when nothing runs and nothing
+// more arrives: no event can ever let them start (a fair-share compute
+// reservation held for a team that never comes can do that).
+func (e *engine) failStranded() {
+	for s := range e.waiting {
+		for t := range e.waiting[s] {
+			for _, en := range e.waiting[s][t] {
+				if e.live(en) {
+					e.stats.waitingDelta(&e.jobs[en.idx], -1)
+					e.fail(en.idx, "still waiting when the trace ended with nothing running: it can never fit")
+				}
+			}
+			e.waiting[s][t] = nil
+		}
+	}
 }
 
 // advance moves simulated time to t, accumulating usage and series.

@@ -291,6 +291,21 @@ func TestRetries(t *testing.T) {
 	})
 }
 
+func TestStrandedJobsFail(t *testing.T) {
+	// computeReservation 50 while b never comes: floor(4 × 0.5^1) = 2 of 4
+	// instances are held back for ever, so a's 3-instance job can never
+	// start. It must be reported failed, not lost.
+	p := mustParse(t, fmt.Sprintf("pools: [{instanceType: %s, instances: 4}]\nscheduling: {mode: fairshare, computeReservation: 50}\nteams: [{name: a}, {name: b}]\n", p5))
+	res, rec := run(t, p, "", j("big", 0, 100, 3, "research", "a"), j("small", 0, 100, 2, "research", "a"))
+	want := []string{"start small@0", "done small@100", "fail big@100"}
+	if diff := cmp.Diff(want, rec.lines); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if res.Failed != 1 || res.Completed != 1 {
+		t.Errorf("failed %d completed %d, want 1 and 1", res.Failed, res.Completed)
+	}
+}
+
 func TestRowErrorsNameTheLine(t *testing.T) {
 	p := platform.Default()
 	for _, tc := range []struct {
