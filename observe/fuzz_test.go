@@ -1,0 +1,44 @@
+package observe_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/trainq/trainq/metrics/emftest"
+	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/platform"
+)
+
+// FuzzObserver feeds the observer arbitrary payloads, seeded with every
+// fixture: it must never panic nor fail the invocation, and whatever it
+// writes must be valid EMF. `go test` runs the seeds; `go test -fuzz
+// FuzzObserver ./observe/` explores further.
+func FuzzObserver(f *testing.F) {
+	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata", "events", e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"source":"aws.batch","detail-type":"Batch Service Job State Change","detail":{"jobQueue":"trainq-training","status":"RUNNING","quotaShareName":"search-ranking","schedulingPriority":950,"attempts":[{"startedAt":-5}],"createdAt":9223372036854775807}}`))
+	p := platform.Default()
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		var out bytes.Buffer
+		obs, err := observe.NewObserver(p, queueARN, fixedClock, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := obs.Invoke(context.Background(), payload); err != nil {
+			t.Fatalf("invoke failed on %q: %v", payload, err)
+		}
+		emftest.Lines(t, out.Bytes())
+	})
+}
