@@ -60,28 +60,72 @@ func Parse(data []byte) (*Platform, error) {
 	}
 	var problems Problems
 	checkShape(&problems, "", raw, reflect.TypeOf(Platform{}))
-	var p Platform
-	if err := json.Unmarshal(js, &p); err != nil {
-		// Only values of the wrong type stop decoding; checkShape has named
-		// each of them.
-		if len(problems) == 0 {
-			return nil, fmt.Errorf("parse platform: %w", err)
-		}
+	if _, ok := raw.(map[string]any); !ok {
 		return nil, &ValidationError{Problems: problems}
 	}
+	var p Platform
+	if err := json.Unmarshal(js, &p); err != nil {
+		// A value of the wrong type is skipped by Unmarshal, which decodes
+		// the rest; checkShape has named each such value.
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || len(problems) == 0 {
+			return nil, fmt.Errorf("parse platform: %w", err)
+		}
+	}
+	checkExplicitZeros(&problems, raw)
+	shaped := problems
 	p.ApplyDefaults()
 	if err := p.Validate(); err != nil {
 		var ve *ValidationError
-		if errors.As(err, &ve) {
-			problems = append(problems, ve.Problems...)
-		} else {
+		if !errors.As(err, &ve) {
 			return nil, err
+		}
+		for _, vp := range ve.Problems {
+			if !under(vp.Field, shaped) {
+				problems = append(problems, vp)
+			}
 		}
 	}
 	if len(problems) > 0 {
 		return nil, &ValidationError{Problems: problems}
 	}
 	return &p, nil
+}
+
+// under reports whether field is, or lies under, a field already reported:
+// a value of the wrong type is decoded as zero, which must not be reported
+// a second time.
+func under(field string, ps Problems) bool {
+	for _, p := range ps {
+		if field == p.Field || strings.HasPrefix(field, p.Field+".") || strings.HasPrefix(field, p.Field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkExplicitZeros reports a written 0 where 0 stands for "omitted", so
+// that an explicit 0 is refused instead of silently replaced by the default.
+func checkExplicitZeros(ps *Problems, raw any) {
+	m, _ := raw.(map[string]any)
+	zero := func(obj any, key, field, allowed string) {
+		om, _ := obj.(map[string]any)
+		if v, ok := om[key].(float64); ok && v == 0 {
+			ps.add(field, v, allowed+" (0 is not a value; omit the field for the default)")
+		}
+	}
+	teams, _ := m["teams"].([]any)
+	for i, t := range teams {
+		zero(t, "weight", fmt.Sprintf("teams[%d].weight", i), fmt.Sprintf("%g to %g", MinWeight, MaxWeight))
+	}
+	classes, _ := m["classes"].([]any)
+	for i, c := range classes {
+		zero(c, "maxRuntimeSeconds", fmt.Sprintf("classes[%d].maxRuntimeSeconds", i), fmt.Sprintf("1 to %d (28 days)", MaxRuntimeSecondsLimit))
+	}
+	mon := m["monitoring"]
+	zero(mon, "utilizationTargetPercent", "monitoring.utilizationTargetPercent", "1 to 100")
+	zero(mon, "idleAlarmSeconds", "monitoring.idleAlarmSeconds", "60 to 86400, whole minutes")
+	zero(mon, "logRetentionDays", "monitoring.logRetentionDays", "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)")
 }
 
 // checkShape walks the decoded document against the Go type and reports
@@ -94,11 +138,15 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 	if v == nil {
 		return
 	}
+	field := path
+	if field == "" {
+		field = "(top level)"
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			ps.add(path, v, "a mapping")
+			ps.add(field, v, "a mapping")
 			return
 		}
 		fields := jsonFields(t)
@@ -115,7 +163,7 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 					known = append(known, name)
 				}
 				sort.Strings(known)
-				ps.addf(join(path, k), "(unknown key)", "one of: %s", strings.Join(known, ", "))
+				ps.addf(join(path, quoteEmpty(k)), "(unknown key)", "one of: %s", strings.Join(known, ", "))
 				continue
 			}
 			checkShape(ps, join(path, k), m[k], f.Type)
@@ -135,8 +183,13 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 			ps.add(path, v, "a mapping")
 			return
 		}
-		for k, e := range m {
-			checkShape(ps, join(path, k), e, t.Elem())
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			checkShape(ps, join(path, quoteEmpty(k)), m[k], t.Elem())
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {
@@ -169,6 +222,13 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 		out[name] = f
 	}
 	return out
+}
+
+func quoteEmpty(k string) string {
+	if k == "" {
+		return `""`
+	}
+	return k
 }
 
 func join(path, key string) string {

@@ -217,7 +217,7 @@ type Monitoring struct {
 	IdleAlarmSeconds int `json:"idleAlarmSeconds,omitempty"`
 	// FailureAlarmClasses are the classes whose every failed job raises an
 	// alarm. Default: [production].
-	FailureAlarmClasses []string `json:"failureAlarmClasses,omitempty"`
+	FailureAlarmClasses []string `json:"failureAlarmClasses"`
 	// LogRetentionDays is the retention of the functions' log groups.
 	// Default: 30.
 	LogRetentionDays int `json:"logRetentionDays,omitempty"`

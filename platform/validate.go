@@ -73,8 +73,10 @@ func show(v any) string {
 		return fmt.Sprintf("%q", v)
 	case nil:
 		return "nothing"
-	case []any, map[string]any:
-		return fmt.Sprintf("%T", v)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
 	}
 	return fmt.Sprint(v)
 }
@@ -89,7 +91,11 @@ func (e *ValidationError) Error() string {
 	for i, p := range e.Problems {
 		lines[i] = "  - " + p.String()
 	}
-	return fmt.Sprintf("invalid platform (%d problems):\n%s", len(e.Problems), strings.Join(lines, "\n"))
+	noun := "problems"
+	if len(e.Problems) == 1 {
+		noun = "problem"
+	}
+	return fmt.Sprintf("invalid platform (%d %s):\n%s", len(e.Problems), noun, strings.Join(lines, "\n"))
 }
 
 // Validate checks a defaulted platform and returns a *ValidationError listing
@@ -213,6 +219,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 		ps.add("teams", "[]", "at least one team")
 	}
 	quota := p.Scheduling.Mode == ModeQuota
+	known := quota || p.Scheduling.Mode == ModeFairShare
 	if quota && len(p.Teams) > MaxQuotaSharesPerQueue {
 		ps.addf("teams", fmt.Sprintf("%d teams", len(p.Teams)), "at most %d quota shares per queue", MaxQuotaSharesPerQueue)
 	}
@@ -224,6 +231,10 @@ func (p *Platform) validateTeams(ps *Problems) {
 			ps.add(f+".name", t.Name, "a name not used by another team")
 		}
 		seen[t.Name] = true
+		if !known {
+			// scheduling.mode is reported; the team fields depend on it.
+			continue
+		}
 		if !quota {
 			if !shareIDPattern.MatchString(t.Name) {
 				ps.add(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier)")
@@ -264,7 +275,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 				ps.add(cf+".instanceType", c.InstanceType, "each instance type once per team")
 			}
 			types[c.InstanceType] = true
-			if p.PoolInstances(c.InstanceType) == 0 && instanceTypePattern.MatchString(c.InstanceType) {
+			if !p.hasPool(c.InstanceType) && instanceTypePattern.MatchString(c.InstanceType) {
 				ps.addf(cf+".instanceType", c.InstanceType, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
 			}
 			if c.Instances < 1 {
@@ -347,7 +358,7 @@ func (p *Platform) validateSubmission(ps *Problems) {
 	for i, it := range s.InstanceTypes {
 		f := fmt.Sprintf("submission.instanceTypes[%d]", i)
 		checkInstanceType(ps, f, it)
-		if instanceTypePattern.MatchString(it) && p.PoolInstances(it) == 0 {
+		if instanceTypePattern.MatchString(it) && !p.hasPool(it) {
 			ps.addf(f, it, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
 		}
 		if seen[it] {
@@ -387,4 +398,13 @@ func (p *Platform) validateTraining(ps *Problems) {
 			ps.add(fmt.Sprintf("training.ecrRepositories[%d]", i), r, "an ECR repository name such as ml/trainer")
 		}
 	}
+}
+
+func (p *Platform) hasPool(instanceType string) bool {
+	for _, pool := range p.Pools {
+		if pool.InstanceType == instanceType {
+			return true
+		}
+	}
+	return false
 }
