@@ -94,6 +94,28 @@ func TestCommandLine(t *testing.T) {
 	})
 }
 
+func TestTraceCommandErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"no subcommand", nil, "want generate or convert"},
+		{"help returns flag.ErrHelp", []string{"--help"}, "flag: help requested"},
+		{"an unknown format is named before any file is opened", []string{"convert", "--format", "slurm", "--in", "missing.csv", "--out", "-"}, `--format: got "slurm", want one of chronus, philly, gavel, alibaba`},
+		{"generate needs an output", []string{"generate", "--jobs", "10"}, "--out"},
+		{"generate needs at least one job", []string{"generate", "--jobs", "0", "--out", "-"}, "jobs: got 0, want at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := simcmd.Trace(tc.args, &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
 // TestConvertPublicTraces converts the public traces beside the repository
 // (../shared/traces); users do not have them, so it skips without them.
 func TestConvertPublicTraces(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,6 +79,9 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	if *format == "" || *in == "" || *out == "" {
 		fs.Usage()
 		return errors.New("trace convert: --format, --in and --out are required")
+	}
+	if !slices.Contains(trace.Formats, *format) {
+		return fmt.Errorf("trace convert: --format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
 	}
 	p, err := loadPlatform(*platformFile)
 	if err != nil {
