@@ -323,3 +323,33 @@ teams: [{name: vision, weight: 1}]
 		t.Errorf("preemptionConfiguration %+v, want none", r.PreemptionConfiguration)
 	}
 }
+
+func TestVersionQualifiersAreUnqualified(t *testing.T) {
+	for _, q := range []string{"$LATEST", "7"} {
+		t.Run("qualifier "+q+" takes the class from the payload", func(t *testing.T) {
+			fake := batchfake.New(0)
+			defer fake.Close()
+			h := newHandler(t, nil, fake, fastPolicy)
+			resp, ferr := invoke(t, invocation(q, "req-1"), h, fixture(t, "submit-minimal.json"))
+			if ferr != nil {
+				t.Fatal(ferr.Message)
+			}
+			if resp.Class != "research" {
+				t.Errorf("class %q, want the payload's research", resp.Class)
+			}
+		})
+	}
+}
+
+func TestLoadSettingsNamesEveryMissingSetting(t *testing.T) {
+	env := map[string]string{"LAMBDA_TASK_ROOT": t.TempDir()}
+	_, err := submit.LoadSettings(func(k string) string { return env[k] }, "/nonexistent/bootstrap")
+	if err == nil {
+		t.Fatal("no error without platform file, queue and role")
+	}
+	for _, want := range []string{"platform.json", submit.EnvJobQueue, submit.EnvExecutionRoleARN} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %s:\n%v", want, err)
+		}
+	}
+}
