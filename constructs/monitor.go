@@ -94,16 +94,10 @@ type monitor struct {
 // NewMonitor creates the observer and poller functions, their triggers,
 // the alarms, the alarm topic and the dashboard of a platform's queue.
 func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Monitor {
-	where := fmt.Sprintf("trainq.Monitor %s/%s", nodePath(scope), id)
-	switch {
-	case props == nil || props.Platform == nil:
-		panic(where + ": Platform is nil; want a validated *platform.Platform")
-	case props.Queue == nil:
-		panic(where + ": Queue is nil; want an ITrainingQueue")
+	if props == nil {
+		props = &MonitorProps{}
 	}
-	if err := props.Platform.Validate(); err != nil {
-		panic(fmt.Sprintf("%s: %v", where, err))
-	}
+	mustHavePlatformAndQueue("trainq.Monitor", scope, id, props.Platform, props.Queue)
 	p := props.Platform
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	m := &monitor{Construct: c, p: p, queueName: props.Queue.JobQueueName(), alarms: map[string]awscloudwatch.IAlarm{}}

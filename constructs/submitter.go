@@ -77,16 +77,10 @@ type submitter struct {
 // NewSubmitter creates the submission function, its class aliases, its
 // dead-letter queue and its least-privilege role.
 func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) Submitter {
-	where := fmt.Sprintf("trainq.Submitter %s/%s", nodePath(scope), id)
-	switch {
-	case props == nil || props.Platform == nil:
-		panic(where + ": Platform is nil; want a validated *platform.Platform")
-	case props.Queue == nil:
-		panic(where + ": Queue is nil; want an ITrainingQueue")
+	if props == nil {
+		props = &SubmitterProps{}
 	}
-	if err := props.Platform.Validate(); err != nil {
-		panic(fmt.Sprintf("%s: %v", where, err))
-	}
+	mustHavePlatformAndQueue("trainq.Submitter", scope, id, props.Platform, props.Queue)
 	p := props.Platform
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	dlq := newDeadLetterQueue(c, "DeadLetterQueue")

@@ -1,12 +1,15 @@
 package constructs
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/trainq/trainq/platform"
 )
 
 var (
@@ -56,3 +59,18 @@ func tagMap(tags map[string]string) *map[string]*string {
 
 // isToken reports whether s holds an unresolved CDK token.
 func isToken(s string) bool { return *awscdk.Token_IsUnresolved(jsii.String(s)) }
+
+// mustHavePlatformAndQueue panics, naming the construct and the prop, unless
+// p is a valid platform and queue is set.
+func mustHavePlatformAndQueue(kind string, scope constructs.Construct, id string, p *platform.Platform, queue ITrainingQueue) {
+	where := fmt.Sprintf("%s %s/%s", kind, nodePath(scope), id)
+	switch {
+	case p == nil:
+		panic(where + ": Platform is nil; want a validated *platform.Platform")
+	case queue == nil:
+		panic(where + ": Queue is nil; want an ITrainingQueue")
+	}
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("%s: %v", where, err))
+	}
+}
