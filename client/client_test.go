@@ -1,0 +1,192 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainq/trainq/client"
+)
+
+// invocation is what the fake Lambda endpoint received.
+type invocation struct {
+	Path      string
+	Qualifier string
+	Body      map[string]any
+}
+
+// fakeLambda answers Invoke with answer (and the function-error header when
+// errorType is set), recording each invocation.
+func fakeLambda(t *testing.T, answer string, errorType string) *[]invocation {
+	t.Helper()
+	var mu sync.Mutex
+	var got []invocation
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(b, &body)
+		mu.Lock()
+		got = append(got, invocation{Path: r.URL.Path, Qualifier: r.URL.Query().Get("Qualifier"), Body: body})
+		mu.Unlock()
+		if errorType != "" {
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+		}
+		_, _ = io.WriteString(w, answer)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("AWS_ENDPOINT_URL_LAMBDA", srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	return &got
+}
+
+const answer = `{"jobId":"job-1","jobArn":"arn:aws:batch:us-east-1:123456789012:service-job/job-1","jobName":"bert-base-0a1b2c3d","jobQueue":"q","team":"search-ranking","class":"research","schedulingPriority":550,"instanceType":"ml.p5.48xlarge"}`
+
+func TestSubmitInvokesTheClassAliasWithTheRequest(t *testing.T) {
+	got := fakeLambda(t, answer, "")
+	dir := t.TempDir()
+	tj := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(tj, []byte(`{"AlgorithmSpecification":{"TrainingImage":"img"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	err := client.Run(context.Background(), "submit", []string{"--class", "research", "--team", "search-ranking",
+		"--job-name", "bert-base", "--training-job", tj, "--priority", "70", "--instance-types", "ml.p5.48xlarge,ml.p4d.24xlarge",
+		"--tag", "project=bert", "--output", "json"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if len(*got) != 1 {
+		t.Fatalf("%d invocations, want 1", len(*got))
+	}
+	inv := (*got)[0]
+	if inv.Path != "/2015-03-31/functions/trainq-submit/invocations" || inv.Qualifier != "research" {
+		t.Errorf("invoked %s qualifier %q, want trainq-submit (the default platform's function) through the research alias", inv.Path, inv.Qualifier)
+	}
+	key, _ := inv.Body["idempotencyKey"].(string)
+	if !strings.HasPrefix(key, "trainq-cli-") {
+		t.Errorf("idempotencyKey %q, want a generated trainq-cli-… key", key)
+	}
+	delete(inv.Body, "idempotencyKey")
+	want := map[string]any{"action": "submit", "class": "research", "team": "search-ranking", "jobName": "bert-base",
+		"priority": 70.0, "instanceTypes": []any{"ml.p5.48xlarge", "ml.p4d.24xlarge"}, "tags": map[string]any{"project": "bert"},
+		"trainingJob": map[string]any{"AlgorithmSpecification": map[string]any{"TrainingImage": "img"}}}
+	if diff := cmp.Diff(want, inv.Body); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+	var printed map[string]any
+	if err := json.Unmarshal(out.Bytes(), &printed); err != nil || printed["jobId"] != "job-1" {
+		t.Errorf("--output json printed %q, want the answer as JSON", out.String())
+	}
+}
+
+func TestSubmitFromFileWithFlagOverrides(t *testing.T) {
+	got := fakeLambda(t, answer, "")
+	file := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(file, []byte(`{"jobName":"a","team":"search-ranking","class":"sweep","idempotencyKey":"k1","trainingJob":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := client.Run(context.Background(), "submit", []string{"--file", file, "--job-name", "b", "--function", "other-submit"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	inv := (*got)[0]
+	if inv.Path != "/2015-03-31/functions/other-submit/invocations" || inv.Qualifier != "sweep" {
+		t.Errorf("invoked %s qualifier %q, want other-submit through the file's sweep class", inv.Path, inv.Qualifier)
+	}
+	if inv.Body["jobName"] != "b" || inv.Body["idempotencyKey"] != "k1" {
+		t.Errorf("jobName %v key %v, want the flag's b and the file's k1", inv.Body["jobName"], inv.Body["idempotencyKey"])
+	}
+	if !strings.Contains(out.String(), "JOB ID") || !strings.Contains(out.String(), "job-1") {
+		t.Errorf("table output lacks the job id:\n%s", out.String())
+	}
+}
+
+func TestJobCommandsSendTheirAction(t *testing.T) {
+	tests := []struct {
+		name      string
+		command   string
+		args      []string
+		want      map[string]any
+		qualifier string
+	}{
+		{"status describes the job, unqualified without --class", "status", []string{"job-1"},
+			map[string]any{"action": "describe", "jobId": "job-1"}, ""},
+		{"cancel sends the reason through the class alias", "cancel", []string{"--class", "research", "--reason", "oops", "job-1"},
+			map[string]any{"action": "cancel", "jobId": "job-1", "reason": "oops"}, "research"},
+		{"reprioritize sends the new priority", "reprioritize", []string{"--priority", "0", "job-1"},
+			map[string]any{"action": "reprioritize", "jobId": "job-1", "priority": 0.0}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fakeLambda(t, answer, "")
+			if err := client.Run(context.Background(), tt.command, tt.args, io.Discard, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			inv := (*got)[0]
+			if diff := cmp.Diff(tt.want, inv.Body); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
+			}
+			if inv.Qualifier != tt.qualifier {
+				t.Errorf("qualifier %q, want %q", inv.Qualifier, tt.qualifier)
+			}
+		})
+	}
+}
+
+func TestFunctionErrorsComeBackTyped(t *testing.T) {
+	fakeLambda(t, `{"errorType":"ValidationError","errorMessage":"invalid request (1 problem):\n  - team: got \"x\", want a team"}`, "ValidationError")
+	err := client.Run(context.Background(), "status", []string{"job-1"}, io.Discard, io.Discard)
+	var fe *client.FunctionError
+	if !errors.As(err, &fe) || fe.Type != "ValidationError" || !strings.Contains(fe.Message, "team") {
+		t.Fatalf("got %v, want a ValidationError FunctionError naming the team", err)
+	}
+}
+
+func TestUsageAndRefusalsBeforeAnyInvocation(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		args    []string
+		wantErr string
+	}{
+		{"-h prints usage and returns flag.ErrHelp", "submit", []string{"-h"}, flag.ErrHelp.Error()},
+		{"submit without a class is refused", "submit", []string{"--team", "t"}, "--class is required"},
+		{"status without a job id is refused", "status", nil, "exactly one JOB_ID"},
+		{"reprioritize without a priority is refused", "reprioritize", []string{"job-1"}, "--priority is required"},
+		{"an unknown output format is refused", "status", []string{"--output", "yaml", "job-1"}, "--output"},
+		{"an unknown command is refused", "delete", nil, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fakeLambda(t, answer, "")
+			var errOut bytes.Buffer
+			err := client.Run(context.Background(), tt.command, tt.args, io.Discard, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+			if len(*got) != 0 {
+				t.Errorf("%d invocations, want none", len(*got))
+			}
+			if errors.Is(err, flag.ErrHelp) && !strings.Contains(errOut.String(), "Usage: trainq submit") {
+				t.Errorf("usage not printed:\n%s", errOut.String())
+			}
+		})
+	}
+}
