@@ -243,6 +243,7 @@ type engine struct {
 	runN    []int   // running instances per share
 	view    quotaView
 	simUsed []int
+	victims []int32
 	cur     []int
 	closed  []bool
 	err     error

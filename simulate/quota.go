@@ -80,9 +80,10 @@ func (e *engine) entitled(v *quotaView, s, t, k int) bool {
 	return v.teamUsed[s]+k <= e.quota[s][t]
 }
 
-// scheduleQuota runs the quota pass for type t. Phase 1 gives each share the
-// jobs at the head of its queue that stay within its quota (reclaiming
-// borrowed capacity by cross-share preemption when needed). Phase 2 then
+// scheduleQuota runs the quota pass for type t. Phase 1 walks each share's
+// queue and starts the jobs that stay within its quota (reclaiming borrowed
+// capacity by cross-share preemption when needed), until a job that would
+// borrow and could start now: it and the jobs behind it wait for phase 2. Phase 2 then
 // walks every share's remaining jobs in one order — scheduling priority, then
 // submit time, so idle capacity goes to borrowers first-in-first-out as the
 // FIFO idleResourceAssignmentStrategy says — starting each job that fits,
@@ -116,25 +117,37 @@ func (e *engine) scheduleQuota(t int) {
 // after a preemption.
 func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
 	n := len(e.p.Teams)
-	// Phase 1: quota-entitled heads, share by share.
+	// Phase 1: jobs that stay within their team's quota, share by share.
 	for s := range n {
+		sync()
 		for _, en := range e.waiting[s][t] {
+			if v.teamUsed[s] >= e.quota[s][t] {
+				break
+			}
 			if !e.live(en) {
 				continue
 			}
 			j := &e.jobs[en.idx]
-			sync()
 			if !e.entitled(v, s, t, int(j.k)) {
-				break
+				// A job that would borrow waits for phase 2, and so do the
+				// jobs behind it, if it could start now: by fitting, or by
+				// preempting lower-priority work of its own team.
+				if e.fits(v, s, t, int(j.k)) {
+					break
+				}
+				if _, ok := e.plan(en.idx, v); ok {
+					break
+				}
+				continue
 			}
 			if e.fits(v, s, t, int(j.k)) {
 				e.start(en.idx)
+				sync()
 				continue
 			}
 			if e.tryPreempt(en.idx, v) {
 				return true
 			}
-			break
 		}
 		e.compact(s, t)
 	}
@@ -179,6 +192,20 @@ func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
 	return false
 }
 
+// inShareVictims reports whether share s runs a job of type t with a
+// scheduling priority below prio that in-share preemption could stop.
+func (e *engine) inShareVictims(s, t int, prio int32) bool {
+	if !e.p.Teams[s].PreemptsInShare() {
+		return false
+	}
+	for _, r := range e.running[s][t] {
+		if e.jobs[r].prio < prio {
+			return true
+		}
+	}
+	return false
+}
+
 // hopeless reports whether no job after idx in share s's queue can start in
 // this pass: none fits (the share's room is below the smallest waiting job),
 // and none can preempt (in-share preemption needs a running job of lower
@@ -187,13 +214,8 @@ func (e *engine) hopeless(v *quotaView, s, t int, idx int32) bool {
 	if e.fits(v, s, t, 1) {
 		return false
 	}
-	j := &e.jobs[idx]
-	if e.p.Teams[s].PreemptsInShare() {
-		for _, r := range e.running[s][t] {
-			if e.jobs[r].prio < j.prio {
-				return false
-			}
-		}
+	if e.inShareVictims(s, t, e.jobs[idx].prio) {
+		return false
 	}
 	if v.teamUsed[s] < e.quota[s][t] {
 		for r := range e.p.Teams {
@@ -205,13 +227,28 @@ func (e *engine) hopeless(v *quotaView, s, t int, idx int32) bool {
 	return true
 }
 
-// tryPreempt plans the preemptions that would let waiting job idx start and,
-// when the plan succeeds, carries it out and starts the job. Candidates are
-// the running jobs of other shares that hold borrowed capacity of the type
-// (only while idx stays within its own quota) and, with in-share preemption
-// on, the running jobs of idx's share with a lower scheduling priority. The
-// VictimChooser picks among them one at a time until idx fits.
+// tryPreempt carries out the preemption plan that lets waiting job idx
+// start, if there is one, and starts the job.
 func (e *engine) tryPreempt(idx int32, v *quotaView) bool {
+	victims, ok := e.plan(idx, v)
+	if !ok {
+		return false
+	}
+	for _, vi := range victims {
+		e.preempt(vi)
+	}
+	e.start(idx)
+	return true
+}
+
+// plan finds, on a copy of the view, the running jobs whose preemption would
+// let waiting job idx start, without changing anything. Candidates are the
+// running jobs of other shares that hold borrowed capacity of the type (only
+// while idx stays within its own quota) and, with in-share preemption on,
+// the running jobs of idx's share with a lower scheduling priority. The
+// VictimChooser picks among them one at a time until idx fits. The victims
+// are valid until the engine changes.
+func (e *engine) plan(idx int32, v *quotaView) ([]int32, bool) {
 	j := &e.jobs[idx]
 	s, t, k := int(j.share), int(j.typ), int(j.k)
 	inShare := e.p.Teams[s].PreemptsInShare()
@@ -232,33 +269,29 @@ func (e *engine) tryPreempt(idx int32, v *quotaView) bool {
 		}
 	}
 	if potential < k || potential == v.free {
-		return false
+		return nil, false
 	}
 	sim := quotaView{free: v.free, teamUsed: append(e.simUsed[:0], v.teamUsed...)}
 	e.simUsed = sim.teamUsed
-	var victims []int32
+	e.victims = e.victims[:0]
 	pre := Preemptor{JobID: j.id, Team: e.p.Teams[s].Name, SchedulingPriority: int(j.prio), Instances: k, Now: e.now}
 	for !e.fits(&sim, s, t, k) {
-		c := e.candidates(&sim, idx, victims)
+		c := e.candidates(&sim, idx, e.victims)
 		if len(c) == 0 {
-			return false
+			return nil, false
 		}
 		i := e.opts.Victims(pre, c)
 		if i < 0 || i >= len(c) {
 			e.err = fmt.Errorf("simulate: victim chooser returned %d for %d candidates", i, len(c))
-			return false
+			return nil, false
 		}
 		vi := e.pick[i]
-		victims = append(victims, vi)
+		e.victims = append(e.victims, vi)
 		vj := &e.jobs[vi]
 		sim.free += int(vj.k)
 		sim.teamUsed[vj.share] -= int(vj.k)
 	}
-	for _, vi := range victims {
-		e.preempt(vi)
-	}
-	e.start(idx)
-	return true
+	return e.victims, true
 }
 
 // candidates lists the jobs idx may preempt in the simulated view sim,
