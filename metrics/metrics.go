@@ -2,7 +2,9 @@
 // namespace, metric names, units and the dimension sets each metric is
 // emitted with. The observer functions emit exactly these, and the alarm and
 // dashboard constructs import them, so a rename cannot silently break an
-// alarm.
+// alarm. Record writes them as embedded metric format (EMF) log lines and
+// ParseEMF reads such lines back as CloudWatch would; docs/monitoring.md
+// says how each is computed.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package metrics
@@ -76,7 +78,8 @@ var (
 	JobsSucceeded = Metric{"JobsSucceeded", UnitCount, perClassTeam}
 	// JobsFailed counts jobs that reached FAILED.
 	JobsFailed = Metric{"JobsFailed", UnitCount, perClassTeam}
-	// JobsPreempted counts preemptions of running jobs.
+	// JobsPreempted counts preemptions of dispatched (SCHEDULED, STARTING or
+	// RUNNING) jobs.
 	JobsPreempted = Metric{"JobsPreempted", UnitCount, perClassTeam}
 	// WaitSeconds is the time from RUNNABLE to RUNNING of each start.
 	WaitSeconds = Metric{"WaitSeconds", UnitSeconds, perClassTeam}
