@@ -106,6 +106,22 @@ func TestScheduling(t *testing.T) {
 				"start b3@110", "start b4@110"},
 		},
 		{
+			// Pool 4 = a 2 + b 2, all running until b1 ends at 100. Then a is at
+			// its quota and its production job ap could only borrow, while b's
+			// research job br is within b's quota: br gets the instance although
+			// ap has the higher priority (otherwise br would take it back by
+			// preemption at once). ap borrows when br ends at 100+100 = 200.
+			name: "a job within its quota goes before a higher-priority borrower",
+			p: func(t *testing.T) *platform.Platform {
+				return quotaPlatform(t, 4, fmt.Sprintf("  - {name: a, capacity: [{instanceType: %[1]s, instances: 2}], inSharePreemption: false}\n  - {name: b, capacity: [{instanceType: %[1]s, instances: 2}]}\n", p5))
+			},
+			jobs: []trace.Job{j("a1", 0, 1000, 1, "research", "a"), j("a2", 0, 1000, 1, "research", "a"),
+				j("b1", 0, 100, 1, "research", "b"), j("b2", 0, 1000, 1, "research", "b"),
+				j("ap", 50, 100, 1, "production", "a"), j("br", 60, 100, 1, "research", "b")},
+			kinds: []string{"start", "preempt"},
+			want:  []string{"start a1@0", "start a2@0", "start b1@0", "start b2@0", "start br@100", "start ap@200"},
+		},
+		{
 			// b may borrow 50% of its quota of 2: 2 + 1 = 3 instances, so b4
 			// waits for b1 (ends at 100) although a's 2 instances are idle.
 			name: "borrow limit caps what a team borrows",
