@@ -1,0 +1,257 @@
+package submitter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trainq/trainq/client"
+	"github.com/trainq/trainq/submit"
+	"github.com/trainq/trainq/submit/batchfake"
+	"github.com/trainq/trainq/test/submitter"
+)
+
+const (
+	queueARN = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+	roleARN  = "arn:aws:iam::123456789012:role/trainq-sagemaker"
+)
+
+// binaries are built once for the package: bootstrap (with platform.json
+// next to it) and the emulator.
+var bin struct{ dir, bootstrap, rie string }
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "trainq-submitter-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin.dir = dir
+	if bin.bootstrap, err = submitter.Build(ctx, submitter.BootstrapPackage, dir, "bootstrap"); err == nil {
+		if err = submitter.WritePlatform(dir, nil); err == nil {
+			bin.rie, err = submitter.Build(ctx, submitter.RIEPackage, dir, "aws-lambda-rie")
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "build for the end-to-end test:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// start runs the bootstrap under the emulator as function name (a
+// qualifier after ':' makes an alias invocation) against fake.
+func start(t *testing.T, fake *batchfake.Server, name string, extraEnv ...string) *submitter.Emulator {
+	t.Helper()
+	env := submitter.Env(append([]string{
+		"AWS_ENDPOINT_URL_BATCH=" + fake.URL,
+		"AWS_LAMBDA_FUNCTION_NAME=" + name,
+		"LAMBDA_TASK_ROOT=" + bin.dir,
+		submit.EnvJobQueue + "=" + queueARN,
+		submit.EnvExecutionRoleARN + "=" + roleARN,
+	}, extraEnv...)...)
+	e, err := submitter.Start(context.Background(), bin.rie, bin.bootstrap, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.Close()
+		if t.Failed() {
+			t.Logf("emulator log:\n%s", e.Log())
+		}
+	})
+	return e
+}
+
+// answer is the emulator's answer: a job, or a function error.
+type answer struct {
+	submit.Response
+	ErrorType    string `json:"errorType"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+func invoke(t *testing.T, e *submitter.Emulator, payload []byte) answer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	status, body, err := e.Invoke(ctx, payload)
+	if err != nil || status != 200 {
+		t.Fatalf("invoke: status %d, %v, %s", status, err, body)
+	}
+	var a answer
+	if err := json.Unmarshal(body, &a); err != nil {
+		t.Fatalf("answer %s: %v", body, err)
+	}
+	return a
+}
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "submit", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBootstrapUnderTheEmulator(t *testing.T) {
+	fake := batchfake.New(0)
+	defer fake.Close()
+	e := start(t, fake, "trainq-submit")
+
+	t.Run("a good request creates one job and answers with it", func(t *testing.T) {
+		a := invoke(t, e, fixture(t, "submit-minimal.json"))
+		if a.ErrorType != "" {
+			t.Fatalf("%s: %s", a.ErrorType, a.ErrorMessage)
+		}
+		jobs := fake.Jobs()
+		if len(jobs) != 1 || a.JobID != jobs[0].ID {
+			t.Fatalf("answered %q, jobs %+v: want the one job created", a.JobID, jobs)
+		}
+		r := jobs[0].Request
+		// research band 500-599, default priority 50: 500 + 50*99/99 = 550.
+		if *r.SchedulingPriority != 550 || *r.QuotaShareName != "search-ranking" || r.JobQueue != queueARN {
+			t.Errorf("wire request priority %d share %q queue %q, want 550 search-ranking %s",
+				*r.SchedulingPriority, *r.QuotaShareName, r.JobQueue, queueARN)
+		}
+		call := fake.Calls("SubmitServiceJob")[0]
+		if auth := call.Header.Get("Authorization"); !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=test/") {
+			t.Errorf("Authorization %q, want a SigV4 signature with the environment's credentials", auth)
+		}
+	})
+
+	t.Run("a bad request is a ValidationError naming every problem", func(t *testing.T) {
+		before := len(fake.Calls(""))
+		a := invoke(t, e, fixture(t, "bad-everything.json"))
+		if a.ErrorType != "ValidationError" || strings.Count(a.ErrorMessage, "\n  - ") < 10 {
+			t.Errorf("got %s: %s; want a ValidationError with all its problems", a.ErrorType, a.ErrorMessage)
+		}
+		if n := len(fake.Calls("")); n != before {
+			t.Errorf("%d Batch calls for a bad request, want none", n-before)
+		}
+	})
+
+	t.Run("throttling and a lost answer are retried by the real binary without a duplicate", func(t *testing.T) {
+		fake.Script("SubmitServiceJob", batchfake.Throttle, batchfake.Fault{LoseAnswer: true})
+		before := len(fake.Jobs())
+		a := invoke(t, e, fixture(t, "submit-full.json"))
+		if a.ErrorType != "" {
+			t.Fatalf("%s: %s", a.ErrorType, a.ErrorMessage)
+		}
+		jobs := fake.Jobs()
+		if len(jobs) != before+1 || jobs[len(jobs)-1].ID != a.JobID {
+			t.Errorf("%d new jobs, answered %q: want exactly one, the one answered", len(jobs)-before, a.JobID)
+		}
+	})
+
+	t.Run("the CLI invokes the function through the SDK", func(t *testing.T) {
+		t.Setenv("AWS_ENDPOINT_URL_LAMBDA", e.URL)
+		t.Setenv("AWS_ACCESS_KEY_ID", "test")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+		t.Setenv("AWS_REGION", "us-east-1")
+		t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+		t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+		file := filepath.Join(t.TempDir(), "request.json")
+		if err := os.WriteFile(file, fixture(t, "submit-minimal.json"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		// The emulator serves one function, named "function"; it ignores
+		// the alias qualifier, so the class travels in the payload too.
+		err := client.Run(context.Background(), "submit", []string{"--function", "function", "--file", file, "--priority", "0", "--output", "json"}, &out, os.Stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resp submit.Response
+		if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+			t.Fatalf("output %s: %v", out.String(), err)
+		}
+		// research band starts at 500; priority 0 maps to 500.
+		if resp.SchedulingPriority != 500 || resp.JobID == "" {
+			t.Errorf("answer %+v, want a job at scheduling priority 500", resp)
+		}
+		out.Reset()
+		if err := client.Run(context.Background(), "status", []string{"--function", "function", resp.JobID}, &out, os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "SUBMITTED") {
+			t.Errorf("status output lacks SUBMITTED:\n%s", out.String())
+		}
+	})
+
+	t.Run("the AWS CLI invokes the function", func(t *testing.T) {
+		if _, err := os.Stat("/usr/bin/aws"); err != nil {
+			t.Skip("/usr/bin/aws missing: apt-get install -y awscli to run this check")
+		}
+		out := filepath.Join(t.TempDir(), "out.json")
+		cmd := exec.Command("/usr/bin/aws", "lambda", "invoke", "--endpoint-url", e.URL, "--function-name", "function",
+			"--cli-binary-format", "raw-in-base64-out", "--payload", string(fixture(t, "submit-alias.json")), out)
+		cmd.Env = submitter.Env("AWS_DEFAULT_REGION=us-east-1", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("aws lambda invoke: %v\n%s", err, b)
+		}
+		b, _ := os.ReadFile(out)
+		var a answer
+		if err := json.Unmarshal(b, &a); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		// Unqualified, the fixture names no class: a ValidationError on class.
+		if a.ErrorType != "ValidationError" || !strings.Contains(a.ErrorMessage, "class: got nothing") {
+			t.Errorf("got %s: %s; want a ValidationError on the missing class", a.ErrorType, a.ErrorMessage)
+		}
+	})
+}
+
+func TestAliasInvocationTakesTheClassFromTheAlias(t *testing.T) {
+	fake := batchfake.New(0)
+	defer fake.Close()
+	// The emulator builds the invoked ARN from AWS_LAMBDA_FUNCTION_NAME:
+	// arn:aws:lambda:us-east-1:012345678912:function:trainq-submit:production.
+	e := start(t, fake, "trainq-submit:production")
+	a := invoke(t, e, fixture(t, "submit-alias.json"))
+	if a.ErrorType != "" || a.Class != "production" {
+		t.Fatalf("got class %q, %s %s; want production from the alias", a.Class, a.ErrorType, a.ErrorMessage)
+	}
+	a = invoke(t, e, fixture(t, "submit-minimal.json"))
+	if a.ErrorType != "Forbidden" {
+		t.Errorf("research through the production alias: got %q %s, want Forbidden", a.ErrorType, a.ErrorMessage)
+	}
+}
+
+func TestInitFailsWithAClearMessage(t *testing.T) {
+	fake := batchfake.New(0)
+	defer fake.Close()
+	e := start(t, fake, "trainq-submit", submit.EnvJobQueue+"=not-an-arn")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, body, err := e.Invoke(ctx, fixture(t, "submit-minimal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(body), `"jobId"`) {
+		t.Errorf("a misconfigured function answered %s", body)
+	}
+	// The variable is set twice; the emulator's environment keeps the
+	// last, so the bad value is what the function sees.
+	for i := 0; i < 50 && !strings.Contains(e.Log(), "not-an-arn"); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if log := e.Log(); !strings.Contains(log, submit.EnvJobQueue+`: got "not-an-arn"`) {
+		t.Errorf("log lacks the message naming %s and its value:\n%s", submit.EnvJobQueue, log)
+	}
+}
