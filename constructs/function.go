@@ -76,7 +76,7 @@ func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction
 		Id: jsii.String("AwsSolutions-IAM5"),
 		Reason: jsii.String("Log stream names under the function's own log group are not known in advance; " +
 			"Batch service-job ARNs are created per job (the function checks a job's queue before acting on it); " +
-			"batch:ListServiceJobs supports no resource-level permission."),
+			"batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permission and only read."),
 	}}, jsii.Bool(true))
 	return goFunction{fn: fn, role: role, logs: logs}
 }

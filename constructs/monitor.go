@@ -161,22 +161,16 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 }
 
 // grantPollerPermissions lets the poller read the queue and its jobs.
+// DescribeServiceJob and ListServiceJobs support no resource-level
+// permission (IAM's service authorization reference lists no resource type
+// for them), so they are granted on "*"; both only read.
 func grantPollerPermissions(role awsiam.Role, queue ITrainingQueue) {
-	stack := awscdk.Stack_Of(role)
-	jobs := stack.FormatArn(&awscdk.ArnComponents{
-		Service: jsii.String("batch"), Resource: jsii.String("service-job"), ResourceName: jsii.String("*"),
-		ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
-	})
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:GetJobQueueSnapshot"),
 		Resources: &[]*string{queue.JobQueueArn()},
 	}))
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("batch:DescribeServiceJob"),
-		Resources: &[]*string{jobs},
-	}))
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("batch:ListServiceJobs"),
+		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:ListServiceJobs"),
 		Resources: jsii.Strings("*"),
 	}))
 }

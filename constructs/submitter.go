@@ -114,7 +114,10 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 }
 
 // grantSubmitterPermissions gives the function's role what it needs, on the
-// platform's queue and its jobs only.
+// platform's queue and its jobs only. DescribeServiceJob and ListServiceJobs
+// support no resource-level permission and only read; the function checks
+// that a job belongs to the platform's queue before it cancels or
+// re-prioritizes it.
 func grantSubmitterPermissions(role awsiam.Role, queue ITrainingQueue) {
 	queue.GrantSubmit(role)
 	stack := awscdk.Stack_Of(role)
@@ -127,11 +130,11 @@ func grantSubmitterPermissions(role awsiam.Role, queue ITrainingQueue) {
 		Resources: &[]*string{queue.JobQueueArn()},
 	}))
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:TerminateServiceJob", "batch:UpdateServiceJob", "batch:TagResource"),
+		Actions:   jsii.Strings("batch:TerminateServiceJob", "batch:UpdateServiceJob", "batch:TagResource"),
 		Resources: &[]*string{jobs},
 	}))
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("batch:ListServiceJobs"),
+		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:ListServiceJobs"),
 		Resources: jsii.Strings("*"),
 	}))
 }

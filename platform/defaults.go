@@ -118,8 +118,11 @@ func (p *Platform) ApplyDefaults() {
 		}
 	}
 	if len(p.Submission.InstanceTypes) == 0 {
+		// Only well-formed types: a bad pool type is reported once, at the pool.
 		for _, pool := range p.Pools {
-			p.Submission.InstanceTypes = append(p.Submission.InstanceTypes, pool.InstanceType)
+			if instanceTypePattern.MatchString(pool.InstanceType) {
+				p.Submission.InstanceTypes = append(p.Submission.InstanceTypes, pool.InstanceType)
+			}
 		}
 	}
 }
