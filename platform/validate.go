@@ -23,22 +23,36 @@ const (
 	MaxRuntimeSecondsLimit    = 28 * 24 * 3600
 )
 
+// pattern is a regular expression with a length limit. Length limits are
+// kept out of the expressions because Go compiles a counted repetition such
+// as {1,512} into that many states, which costs every function milliseconds
+// at start-up.
+type pattern struct {
+	re  *regexp.Regexp
+	max int
+}
+
+func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re.MatchString(s) }
+
 var (
 	// namePattern: platform names prefix function names (≤64 chars with a
 	// suffix) and other resource names.
-	namePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]{0,31}$`)
+	namePattern = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*$`), 32}
 	// batchNamePattern is what Batch accepts for quota share names.
-	batchNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	batchNamePattern = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), 128}
 	// shareIDPattern is what Batch accepts for fair-share identifiers (no
 	// hyphen; a trailing * would make a prefix, which trainq does not use).
-	shareIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_]{1,255}$`)
+	shareIDPattern = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), 255}
 	// classPattern: class names are Lambda alias names and metric dimension
 	// values.
-	classPattern        = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]{0,63}$`)
+	classPattern        = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`), 64}
 	instanceTypePattern = regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`)
-	roleARNPattern      = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
-	s3URIPattern        = regexp.MustCompile(`^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$`)
-	ecrRepoPattern      = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
+	// roleARNPattern: a role name (with path) is at most 512 characters.
+	roleARNPattern = pattern{regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`), len("arn:aws-us-gov:iam::123456789012:role/") + 512}
+	// s3URIPattern: bucket names are 3-63 characters (checked in
+	// validateTraining).
+	s3URIPattern   = regexp.MustCompile(`^s3://[a-z0-9][a-z0-9.-]*[a-z0-9](/.*)?$`)
+	ecrRepoPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
 )
 
 // Problem is one thing wrong with a platform: the field, the value received
@@ -386,7 +400,8 @@ func (p *Platform) validateTraining(ps *Problems) {
 	t := p.Training
 	checkURIs := func(field string, uris []string) {
 		for i, u := range uris {
-			if !s3URIPattern.MatchString(u) || strings.Contains(u, "*") {
+			bucket, _, _ := strings.Cut(strings.TrimPrefix(u, "s3://"), "/")
+			if !s3URIPattern.MatchString(u) || strings.Contains(u, "*") || len(bucket) < 3 || len(bucket) > 63 {
 				ps.add(fmt.Sprintf("%s[%d]", field, i), u, "an s3://bucket/prefix URI without wildcards")
 			}
 		}
