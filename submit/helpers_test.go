@@ -85,7 +85,7 @@ func invoke(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte
 	return resp, nil
 }
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

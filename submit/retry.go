@@ -27,11 +27,11 @@ type RetryPolicy struct {
 	AttemptTimeout time.Duration
 }
 
-// DefaultRetryPolicy suits a function with a 60-second timeout: at most
-// 7 attempts; under sustained throttling the 6 waits are capped at
-// 1+2+4+4+4+4 = 19 s and average half that, ≈ 9.5 s (the jitter is uniform
-// in [0, cap)).
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 7, MaxBackoff: 4 * time.Second, AttemptTimeout: 10 * time.Second}
+// DefaultRetryPolicy suits a function with a timeout of 60 s or more: at
+// most 10 attempts; under sustained throttling the 9 waits are capped at
+// 1+2+4×7 = 31 s and average half that, ≈ 15.5 s (the jitter is uniform in
+// [0, cap)).
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 10, MaxBackoff: 4 * time.Second, AttemptTimeout: 10 * time.Second}
 
 // NewBatchClient returns a Batch client for cfg (the SDK's standard
 // configuration, so AWS_ENDPOINT_URL_BATCH is honoured) with policy's retries.

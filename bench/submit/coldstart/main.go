@@ -1,0 +1,96 @@
+// Command coldstart measures the cold start of the submission function's
+// bootstrap under the AWS Lambda Runtime Interface Emulator next to a
+// hello-world Go Lambda, in the same run: for each, it starts a fresh
+// emulator n times, invokes once, and reports the emulator's INIT REPORT
+// (the init phase) and the first invocation's round trip, as medians.
+//
+// It must never import the AWS CDK, jsii or constructs.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/trainq/trainq/submit"
+	"github.com/trainq/trainq/submit/batchfake"
+	"github.com/trainq/trainq/test/submitter"
+)
+
+func main() {
+	n := flag.Int("n", 10, "cold starts per function")
+	flag.Parse()
+	if err := run(*n); err != nil {
+		fmt.Fprintln(os.Stderr, "coldstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int) error {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "trainq-coldstart-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	rie, err := submitter.Build(ctx, submitter.RIEPackage, dir, "aws-lambda-rie")
+	if err != nil {
+		return err
+	}
+	boot, err := submitter.Build(ctx, submitter.BootstrapPackage, dir, "bootstrap")
+	if err != nil {
+		return err
+	}
+	if err := submitter.WritePlatform(dir, nil); err != nil {
+		return err
+	}
+	hello, err := submitter.Build(ctx, "github.com/trainq/trainq/bench/submit/hello", dir, "hello")
+	if err != nil {
+		return err
+	}
+	fake := batchfake.New(0)
+	defer fake.Close()
+	env := submitter.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, "LAMBDA_TASK_ROOT="+dir,
+		submit.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training",
+		submit.EnvExecutionRoleARN+"=arn:aws:iam::123456789012:role/trainq-sagemaker")
+	// A request the function refuses without calling Batch: the round trip
+	// is init plus validation.
+	payload := []byte(`{"action":"describe"}`)
+	for _, fn := range []struct{ name, path string }{{"hello-world Go Lambda", hello}, {"trainq submitter", boot}} {
+		var inits, firsts []time.Duration
+		for i := 0; i < n; i++ {
+			e, err := submitter.Start(ctx, rie, fn.path, env)
+			if err != nil {
+				return err
+			}
+			t0 := time.Now()
+			_, _, err = e.Invoke(ctx, payload)
+			first := time.Since(t0)
+			var init time.Duration
+			ok := false
+			for j := 0; j < 50 && !ok; j++ {
+				if init, ok = e.InitDuration(); !ok {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			e.Close()
+			if err != nil || !ok {
+				return fmt.Errorf("%s: invoke %v, init report found %v:\n%s", fn.name, err, ok, e.Log())
+			}
+			inits, firsts = append(inits, init), append(firsts, first)
+		}
+		fmt.Printf("| cold start, %s: init (median of %d) | %.1f ms |\n", fn.name, n, ms(median(inits)))
+		fmt.Printf("| cold start, %s: first invoke round trip (median of %d) | %.1f ms |\n", fn.name, n, ms(median(firsts)))
+	}
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
