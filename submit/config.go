@@ -45,10 +45,10 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 		errs = append(errs, fmt.Errorf("%s (set %s or bundle %s): %w", s.PlatformFile, EnvPlatformFile, PlatformFileName, err))
 	}
 	s.Platform = p
-	if !queueARNPattern.MatchString(s.JobQueue) {
+	if !validQueueARN(s.JobQueue) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", EnvJobQueue, s.JobQueue))
 	}
-	if !roleARNPattern.MatchString(s.ExecutionRoleARN) {
+	if !validRoleARN(s.ExecutionRoleARN) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", EnvExecutionRoleARN, s.ExecutionRoleARN))
 	}
 	if len(errs) > 0 {

@@ -22,7 +22,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Resp
 	switch {
 	case req.JobID == "":
 		ps.add("jobId", nil, "the id of a job of the queue (as returned by submit)")
-	case !jobIDPattern.MatchString(req.JobID):
+	case len(req.JobID) > 1000 || !jobIDPattern.MatchString(req.JobID):
 		ps.add("jobId", req.JobID, "a Batch job id (letters, digits, '-')")
 	}
 	unused := []struct {

@@ -96,7 +96,7 @@ const (
 
 var (
 	jobNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
-	jobIDPattern   = regexp.MustCompile(`^[a-zA-Z0-9:/_.-]{1,1000}$`)
+	jobIDPattern   = regexp.MustCompile(`^[a-zA-Z0-9:/_.-]+$`)
 )
 
 // requestFields maps each JSON key of a request to its Go field index.

@@ -206,7 +206,7 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 	case nil:
 		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:suffixLength])
 	case string:
-		if !trainingJobNamePattern.MatchString(name) {
+		if !validTrainingJobName(name) {
 			ps.add("trainingJob.TrainingJobName", name, "1 to 63 letters, digits or '-', starting and ending with a letter or digit, or no value")
 		}
 	default:
