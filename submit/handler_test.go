@@ -15,17 +15,17 @@ import (
 
 // wire is the part of a SubmitServiceJob request a good fixture pins down.
 type wire struct {
-	SchedulingPriority int
-	Attempts           int
-	AttemptSeconds     int
-	PreemptionRetries  *int
-	QuotaShareName     *string
-	ShareIdentifier    *string
-	Tags               map[string]string
-	InstanceType       string
-	MaxRuntimeInSecond float64
-	RoleARN            string
-	TrainingJobName    string
+	SchedulingPriority  int
+	Attempts            int
+	AttemptSeconds      int
+	PreemptionRetries   *int
+	QuotaShareName      *string
+	ShareIdentifier     *string
+	Tags                map[string]string
+	InstanceType        string
+	MaxRuntimeInSeconds float64
+	RoleARN             string
+	TrainingJobName     string
 }
 
 var suffixed = regexp.MustCompile(`^(.*)-([0-9a-f]{8})$`)
@@ -56,7 +56,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				QuotaShareName: strp("search-ranking"),
 				Tags:           map[string]string{"trainq:team": "search-ranking", "trainq:class": "research"},
 				// nothing in use: ml.p5.48xlarge, first of submission.instanceTypes, has headroom.
-				InstanceType: "ml.p5.48xlarge", MaxRuntimeInSecond: 259200, RoleARN: testRole,
+				InstanceType: "ml.p5.48xlarge", MaxRuntimeInSeconds: 259200, RoleARN: testRole,
 			},
 			wantSnapshots: 1,
 		},
@@ -76,7 +76,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				Tags: map[string]string{"trainq:team": "search-research", "trainq:class": "research",
 					"project": "llama", "cost-center": "ml-42"},
 				// p5: 40 - 39 = 1 free < InstanceCount 2; p4d: 60 - 0 = 60 free.
-				InstanceType: "ml.p4d.24xlarge", MaxRuntimeInSecond: 3600, RoleARN: testRole,
+				InstanceType: "ml.p4d.24xlarge", MaxRuntimeInSeconds: 3600, RoleARN: testRole,
 			},
 			wantTrainingJobName: "llama-finetune-7b-run42",
 			wantSnapshots:       1,
@@ -93,7 +93,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				Attempts: 3, AttemptSeconds: 432000, PreemptionRetries: intp(10),
 				QuotaShareName: strp("search-ranking"),
 				Tags:           map[string]string{"trainq:team": "search-ranking", "trainq:class": "production"},
-				InstanceType:   "ml.p4d.24xlarge", MaxRuntimeInSecond: 432000, RoleARN: testRole,
+				InstanceType:   "ml.p4d.24xlarge", MaxRuntimeInSeconds: 432000, RoleARN: testRole,
 			},
 			wantSnapshots: 0,
 		},
@@ -145,7 +145,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				SchedulingPriority: deref(r.SchedulingPriority), Attempts: r.RetryStrategy.Attempts,
 				AttemptSeconds: r.TimeoutConfig.AttemptDurationSeconds, QuotaShareName: r.QuotaShareName,
 				ShareIdentifier: r.ShareIdentifier, Tags: tags, InstanceType: payload.ResourceConfig["InstanceType"].(string),
-				MaxRuntimeInSecond: payload.StoppingCondition.MaxRuntimeInSeconds, RoleARN: payload.RoleArn,
+				MaxRuntimeInSeconds: payload.StoppingCondition.MaxRuntimeInSeconds, RoleARN: payload.RoleArn,
 			}
 			if r.PreemptionConfiguration != nil {
 				got.PreemptionRetries = r.PreemptionConfiguration.PreemptionRetriesBeforeTermination

@@ -39,6 +39,8 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 	tests := []struct {
 		name   string
 		faults []batchfake.Fault
+		// listFaults are scripted for ListServiceJobs.
+		listFaults []batchfake.Fault
 		// wantAnswers are the fake's answers to SubmitServiceJob, in order.
 		wantAnswers []int
 	}{
@@ -61,6 +63,14 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 			wantAnswers: []int{serverError, rejected},
 		},
 		{
+			name: "the job is found even when the listing lags just after the rejected repeat",
+			// List calls: the look before submitting (nothing yet), then a
+			// stale listing after the rejection, then the job.
+			faults:      []batchfake.Fault{{LoseAnswer: true}},
+			listFaults:  []batchfake.Fault{{}, {Stale: true}},
+			wantAnswers: []int{serverError, rejected},
+		},
+		{
 			name: "a job created before every retry failed is still returned",
 			// fastPolicy makes 4 attempts: one lost answer, three 500s.
 			faults:      []batchfake.Fault{{LoseAnswer: true}, batchfake.ServerError, batchfake.ServerError, batchfake.ServerError},
@@ -72,6 +82,7 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 			fake := batchfake.New(0)
 			defer fake.Close()
 			fake.Script("SubmitServiceJob", tt.faults...)
+			fake.Script("ListServiceJobs", tt.listFaults...)
 			h := newHandler(t, nil, fake, fastPolicy)
 			resp, ferr := invoke(t, invocation("", "req-1"), h, fixture(t, "submit-minimal.json"))
 			if ferr != nil {

@@ -86,10 +86,8 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 	out, err := h.cfg.Batch.SubmitServiceJob(ctx, in)
 	if err != nil {
 		// A rejected repeat of the token, or a lost answer: the job may
-		// exist. Look once more before reporting the failure.
-		found, lookErr := h.findExisting(ctx, pl.batchJobName, pl.token)
-		if lookErr == nil && found != nil {
-			h.log.Info("submission failed but the job exists", "jobName", pl.batchJobName, "jobId", found.JobID, "error", err)
+		// exist. Look again before reporting the failure.
+		if found := h.findAfterFailure(ctx, pl, err); found != nil {
 			return found, nil
 		}
 		if isClientError(err) && !isThrottle(err) {
@@ -105,6 +103,34 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 	h.log.Info("submitted", "jobName", resp.JobName, "jobId", resp.JobID, "class", resp.Class, "team", resp.Team,
 		"schedulingPriority", sp, "instanceType", instanceType)
 	return resp, nil
+}
+
+// relookDelays are the waits before each look for the job after a failed
+// submission, when Batch refused it (most likely as a repeated token, just
+// after an earlier attempt created the job, which the listing may not show
+// yet).
+var relookDelays = []time.Duration{0, 250 * time.Millisecond, 750 * time.Millisecond}
+
+// findAfterFailure looks for the job a failed submission may have created:
+// once after a server error or timeout, up to three times after a refusal.
+func (h *Handler) findAfterFailure(ctx context.Context, pl *plan, submitErr error) *Response {
+	delays := relookDelays[:1]
+	if isClientError(submitErr) {
+		delays = relookDelays
+	}
+	for _, d := range delays {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(d):
+		}
+		found, err := h.findExisting(ctx, pl.batchJobName, pl.token)
+		if err == nil && found != nil {
+			h.log.Info("submission failed but the job exists", "jobName", pl.batchJobName, "jobId", found.JobID, "error", submitErr)
+			return found
+		}
+	}
+	return nil
 }
 
 // maxLookupPages bounds the pages of same-named jobs read when looking for

@@ -40,6 +40,9 @@ type Fault struct {
 	// LoseAnswer makes the call take effect, then answers 500: the job
 	// exists but the caller does not know it.
 	LoseAnswer bool
+	// Stale makes ListServiceJobs answer an empty list, as an eventually
+	// consistent listing may just after a job was created.
+	Stale bool
 }
 
 // Throttle and ServerError are the common faults.
@@ -201,6 +204,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status, out := s.do(op, body)
+	if fault.Stale && op == "ListServiceJobs" && status == http.StatusOK {
+		out = map[string]any{"jobSummaryList": []any{}}
+	}
 	if fault.LoseAnswer && status == http.StatusOK {
 		status, out = http.StatusInternalServerError, errorBody{"ServerException", "answer lost"}
 	}
