@@ -157,6 +157,10 @@ func TestSubmitGoodRequests(t *testing.T) {
 			if wantTJN == "" {
 				wantTJN = strings.ReplaceAll(tt.wantName, "_", "-") + "-" + m[2]
 			}
+			// submit-minimal and submit-alias ask for 1 instance, submit-full for 2.
+			if n := payload.ResourceConfig["InstanceCount"]; n != 1.0 && n != 2.0 {
+				t.Errorf("InstanceCount %v, want the fixture's", n)
+			}
 			if payload.TrainingJobName != wantTJN {
 				t.Errorf("TrainingJobName %q, want %q", payload.TrainingJobName, wantTJN)
 			}
@@ -311,12 +315,19 @@ teams: [{name: vision, weight: 1}]
 	defer fake.Close()
 	h := newHandler(t, p, fake, fastPolicy)
 	req := `{"jobName":"resnet","team":"vision","class":"sweep","trainingJob":{"AlgorithmSpecification":{},"OutputDataConfig":{}}}`
+	// The request has no ResourceConfig: trainq fills the one pool type
+	// and one instance.
 	if _, ferr := invoke(t, invocation("", "req-1"), h, []byte(req)); ferr != nil {
 		t.Fatal(ferr.Message)
 	}
 	r := submitted(t, fake)[0]
 	if r.ShareIdentifier == nil || *r.ShareIdentifier != "vision" || r.QuotaShareName != nil {
 		t.Errorf("shareIdentifier %v quotaShareName %v, want vision and none", r.ShareIdentifier, r.QuotaShareName)
+	}
+	var payload struct{ ResourceConfig map[string]any }
+	_ = json.Unmarshal([]byte(r.ServiceRequestPayload), &payload)
+	if diff := cmp.Diff(map[string]any{"InstanceType": "ml.p5.48xlarge", "InstanceCount": 1.0}, payload.ResourceConfig); diff != "" {
+		t.Errorf("ResourceConfig (-want +got):\n%s", diff)
 	}
 	// The default classes have no preemption-retry limit: the field is omitted.
 	if r.PreemptionConfiguration != nil {

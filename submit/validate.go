@@ -281,7 +281,11 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 				longest = c
 			}
 		}
-		tj.ensure("ResourceConfig")["InstanceType"] = longest
+		rc := tj.ensure("ResourceConfig")
+		rc["InstanceType"] = longest
+		if _, ok := rc["InstanceCount"]; !ok {
+			rc["InstanceCount"] = json.Number("1")
+		}
 	}
 	if n := len(tj.marshal()); n > MaxPayloadBytes {
 		ps.addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
