@@ -102,7 +102,7 @@ func (c *cmd) common() {
 }
 
 func (c *cmd) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: trainq %s [flags] %s\n\n%s.\n\nFlags:\n", c.name, c.positional, strings.ToUpper(Commands[c.name][:1])+Commands[c.name][1:])
+	fmt.Fprintf(w, "Usage: %s\n\n%s.\n\nFlags:\n", strings.TrimSpace("trainq "+c.name+" [flags] "+c.positional), strings.ToUpper(Commands[c.name][:1])+Commands[c.name][1:])
 	c.fs.PrintDefaults()
 	if len(c.examples) > 0 {
 		fmt.Fprintf(w, "\nExamples:\n")
@@ -144,7 +144,7 @@ func (c *cmd) submitFlags() func() (submit.Request, error) {
 	c.fs.StringVar(&trainingJob, "training-job", "", "file holding the SageMaker CreateTrainingJob request JSON")
 	c.fs.IntVar(&maxRuntime, "max-runtime-seconds", 0, "lower the class's maximum runtime of one attempt")
 	c.fs.IntVar(&retries, "retries", 0, "lower the class's number of retries")
-	c.fs.Var(tags, "tag", "job tag key=value (repeatable)")
+	c.fs.Var(tags, "tag", "job tag `key=value` (repeatable)")
 	return func() (submit.Request, error) {
 		if c.fs.NArg() > 0 {
 			return req, fmt.Errorf("unexpected arguments %q (submit takes flags only)", c.fs.Args())
@@ -226,7 +226,7 @@ func (c *cmd) jobFlags(action string) func() (submit.Request, error) {
 		c.fs.StringVar(&reason, "reason", "", "why the job is cancelled (default: "+submit.DefaultCancelReason+")")
 		c.examples = []string{"trainq cancel --class research --reason 'wrong dataset' JOB_ID"}
 	case submit.ActionReprioritize:
-		c.fs.IntVar(&priority, "priority", -1, "new priority inside the job's class band, 0-99 (required)")
+		c.fs.IntVar(&priority, "priority", 0, "new priority inside the job's class band, 0-99 (required)")
 		c.examples = []string{"trainq reprioritize --class research --priority 90 JOB_ID"}
 	}
 	return func() (submit.Request, error) {
@@ -235,7 +235,9 @@ func (c *cmd) jobFlags(action string) func() (submit.Request, error) {
 		}
 		req := submit.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
 		if action == submit.ActionReprioritize {
-			if priority < 0 {
+			set := false
+			c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "priority" })
+			if !set {
 				return req, errors.New("--priority is required (0-99)")
 			}
 			req.Priority = &priority
