@@ -88,8 +88,8 @@ func (tj trainingJob) marshal() []byte {
 func defaultTrainingJobName(jobName, suffix string) string {
 	s := strings.ReplaceAll(jobName, "_", "-")
 	s = strings.TrimLeft(s, "-")
-	if max := 63 - 1 - len(suffix); len(s) > max {
-		s = s[:max]
+	if most := 63 - 1 - len(suffix); len(s) > most {
+		s = s[:most]
 	}
 	s = strings.TrimRight(s, "-")
 	if s == "" {

@@ -105,11 +105,11 @@ func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, p
 
 	pl.attempts = class.Attempts()
 	if req.Retries != nil {
-		switch max := pl.attempts - 1; {
+		switch most := pl.attempts - 1; {
 		case *req.Retries < 0:
 			ps.add("retries", *req.Retries, "at least 0, at most the class's retries")
-		case ok && *req.Retries > max:
-			ps.addf("retries", *req.Retries, "0 to %d (the %s class's retries)", max, class.Name)
+		case ok && *req.Retries > most:
+			ps.addf("retries", *req.Retries, "0 to %d (the %s class's retries)", most, class.Name)
 		default:
 			pl.attempts = *req.Retries + 1
 		}
