@@ -13,6 +13,11 @@ const (
 	DefaultClassMaxWaitSeconds      = 3600
 )
 
+// CancelReasonPrefix starts the reason the submission function gives AWS
+// Batch when it cancels a job. Batch reports a cancelled job as FAILED with
+// that reason, which is how the observer tells a cancellation from a failure.
+const CancelReasonPrefix = "trainq: cancelled"
+
 // DefaultClasses are used when a platform lists no classes.
 func DefaultClasses() []Class {
 	return []Class{
