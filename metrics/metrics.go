@@ -1,6 +1,7 @@
 // Package metrics names every CloudWatch metric trainq publishes: its
 // namespace, metric names, units and the dimension sets each metric is
-// emitted with. The observer functions emit exactly these, and the alarm and
+// emitted with. The observer, poller and submission functions emit exactly
+// these (ObserverMetrics, PollerMetrics, SubmitterMetrics), and the alarm and
 // dashboard constructs import them, so a rename cannot silently break an
 // alarm. Record writes them as embedded metric format (EMF) log lines and
 // ParseEMF reads such lines back as CloudWatch would; docs/monitoring.md
@@ -18,6 +19,9 @@ const (
 	Class        = "Class"
 	Team         = "Team"
 	InstanceType = "InstanceType"
+	// ErrorType is the errorType a submission failed with (ValidationError,
+	// Forbidden, Throttled, UpstreamError).
+	ErrorType = "ErrorType"
 )
 
 // Units, as CloudWatch spells them.
@@ -76,8 +80,14 @@ var (
 	JobsStarted = Metric{"JobsStarted", UnitCount, perClassTeam}
 	// JobsSucceeded counts jobs that reached SUCCEEDED.
 	JobsSucceeded = Metric{"JobsSucceeded", UnitCount, perClassTeam}
-	// JobsFailed counts jobs that reached FAILED.
+	// JobsFailed counts jobs that reached FAILED, except those cancelled
+	// through trainq (JobsCancelled). A job terminated outside trainq (console,
+	// CLI) counts here.
 	JobsFailed = Metric{"JobsFailed", UnitCount, perClassTeam}
+	// JobsCancelled counts jobs that ended FAILED because they were cancelled
+	// through trainq (their status reason starts with
+	// platform.CancelReasonPrefix). JobsFailed does not count them.
+	JobsCancelled = Metric{"JobsCancelled", UnitCount, perClassTeam}
 	// JobsPreempted counts preemptions of dispatched (SCHEDULED, STARTING or
 	// RUNNING) jobs.
 	JobsPreempted = Metric{"JobsPreempted", UnitCount, perClassTeam}
@@ -87,6 +97,16 @@ var (
 	RunSeconds = Metric{"RunSeconds", UnitSeconds, perClassTeam}
 	// EventsRejected counts events the observer could not read.
 	EventsRejected = Metric{"EventsRejected", UnitCount, [][]string{{Queue}}}
+)
+
+// Metrics written by the submission function, one EMF line per request.
+var (
+	// JobsSubmitted counts jobs the submission function created (Batch sends
+	// no event for a submission). A request answered with an existing job
+	// (same idempotency key) is not counted again.
+	JobsSubmitted = Metric{"JobsSubmitted", UnitCount, perClassTeam}
+	// SubmissionErrors counts requests answered with an error, by errorType.
+	SubmissionErrors = Metric{"SubmissionErrors", UnitCount, [][]string{{Queue, ErrorType}, {Queue}}}
 )
 
 // Metrics written by the poller from queue snapshots, once a minute.
@@ -105,10 +125,28 @@ var (
 	BorrowedInstances = Metric{"BorrowedInstances", UnitCount, perTeamType}
 )
 
-// All lists every metric trainq publishes.
+// ObserverMetrics lists the metrics the observer function writes from Batch
+// job state-change events.
+func ObserverMetrics() []Metric {
+	return []Metric{JobsStarted, JobsSucceeded, JobsFailed, JobsCancelled, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected}
+}
+
+// SubmitterMetrics lists the metrics the submission function writes.
+func SubmitterMetrics() []Metric {
+	return []Metric{JobsSubmitted, SubmissionErrors}
+}
+
+// PollerMetrics lists the metrics the poller function writes from queue
+// snapshots.
+func PollerMetrics() []Metric {
+	return []Metric{RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization, BorrowedInstances}
+}
+
+// All lists every metric trainq publishes: those of the observer, the
+// submission function and the poller, each exactly once.
 func All() []Metric {
-	return []Metric{
-		JobsStarted, JobsSucceeded, JobsFailed, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected,
-		RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization, BorrowedInstances,
-	}
+	var all []Metric
+	all = append(all, ObserverMetrics()...)
+	all = append(all, SubmitterMetrics()...)
+	return append(all, PollerMetrics()...)
 }

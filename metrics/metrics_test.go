@@ -1,7 +1,13 @@
 package metrics_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"sort"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/metrics"
 )
@@ -30,34 +36,56 @@ func TestEveryMetricIsWellFormed(t *testing.T) {
 	}
 }
 
-// TestAlarmDimensionSetsExist pins the dimension sets the alarm and dashboard
-// constructs use: renaming or dropping one must fail here first.
-func TestAlarmDimensionSetsExist(t *testing.T) {
-	q, c, tm, it := metrics.Queue, metrics.Class, metrics.Team, metrics.InstanceType
-	tests := []struct {
-		name   string
-		metric metrics.Metric
-		dims   []string
-	}{
-		{"failed jobs per class page the on-call", metrics.JobsFailed, []string{q, c}},
-		{"the oldest waiting job per class", metrics.OldestRunnableSeconds, []string{q, c}},
-		{"pool utilization for the idle alarm", metrics.CapacityUtilization, []string{q}},
-		{"runnable jobs for the idle alarm", metrics.RunnableJobs, []string{q}},
-		{"instances in use per type", metrics.InstancesInUse, []string{q, it}},
-		{"utilization per type", metrics.CapacityUtilization, []string{q, it}},
-		{"utilization per team", metrics.CapacityUtilization, []string{q, tm}},
-		{"borrowed instances per team", metrics.BorrowedInstances, []string{q, tm}},
-		{"wait per class", metrics.WaitSeconds, []string{q, c}},
-		{"starts per class", metrics.JobsStarted, []string{q, c}},
-		{"preemptions per class", metrics.JobsPreempted, []string{q, c}},
-		{"rejected events", metrics.EventsRejected, []string{q}},
+// TestEveryDeclaredMetricHasExactlyOneWriter reads metrics.go itself: a
+// Metric variable added there but left out of the writers' lists would be
+// published by nobody's test (each writer's test checks its own list), and a
+// metric in two lists would be published twice.
+func TestEveryDeclaredMetricHasExactlyOneWriter(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "metrics.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !tt.metric.HasDimensions(tt.dims...) {
-				t.Errorf("%s is not emitted with %v; its sets are %v", tt.metric.Name, tt.dims, tt.metric.DimensionSets)
+	var declared []string
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, v := range vs.Values {
+				if lit, ok := v.(*ast.CompositeLit); ok {
+					if id, ok := lit.Type.(*ast.Ident); ok && id.Name == "Metric" {
+						declared = append(declared, vs.Names[i].Name)
+					}
+				}
 			}
-		})
+		}
+	}
+	if len(declared) == 0 {
+		t.Fatal("found no Metric variable in metrics.go; the parse above is out of date")
+	}
+	writers := map[string][]string{}
+	for writer, list := range map[string][]metrics.Metric{
+		"observer": metrics.ObserverMetrics(), "poller": metrics.PollerMetrics(), "submitter": metrics.SubmitterMetrics(),
+	} {
+		for _, m := range list {
+			writers[m.Name] = append(writers[m.Name], writer)
+		}
+	}
+	for _, name := range declared {
+		if w := writers[name]; len(w) != 1 {
+			t.Errorf("metric variable %s (named after its metric) is listed by writers %v; want exactly one of ObserverMetrics, PollerMetrics, SubmitterMetrics", name, w)
+		}
+	}
+	var all []string
+	for _, m := range metrics.All() {
+		all = append(all, m.Name)
+	}
+	sort.Strings(all)
+	sort.Strings(declared)
+	if diff := cmp.Diff(declared, all); diff != "" {
+		t.Errorf("All() against the Metric variables of metrics.go (-declared +All):\n%s", diff)
 	}
 }
 

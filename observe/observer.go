@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,11 +35,18 @@ type Observer struct {
 // job queue's ARN or name; empty means p.JobQueueName(). Events of any other
 // queue are rejected. now is the clock that stamps the metrics.
 func NewObserver(p *platform.Platform, queue string, now func() time.Time, out io.Writer) (*Observer, error) {
+	var missing []string
 	if p == nil {
-		return nil, fmt.Errorf("new observer: platform is nil")
+		missing = append(missing, "platform (p)")
 	}
-	if now == nil || out == nil {
-		return nil, fmt.Errorf("new observer: a clock and an output are required")
+	if now == nil {
+		missing = append(missing, "clock (now)")
+	}
+	if out == nil {
+		missing = append(missing, "output (out)")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("new observer: missing %s; all of platform, clock and output are required", strings.Join(missing, ", "))
 	}
 	if queue == "" {
 		queue = p.JobQueueName()
@@ -130,9 +138,12 @@ func (o *Observer) Observe(payload []byte) []*metrics.Record {
 			r.Add(metrics.WaitSeconds, w)
 		}
 	case StatusSucceeded, StatusFailed:
-		if d.Status == StatusSucceeded {
+		switch {
+		case d.Status == StatusSucceeded:
 			r.Add(metrics.JobsSucceeded, 1)
-		} else {
+		case Cancelled(d):
+			r.Add(metrics.JobsCancelled, 1)
+		default:
 			r.Add(metrics.JobsFailed, 1)
 		}
 		if secs, ran, err := RunSeconds(d); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,8 +108,19 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 				perJob("RunSeconds", "research", "search-research", 1800.5)),
 		},
 		{
-			"a job terminated before it ever ran counts a failure without run time", "failed-before-start.json",
+			"a job terminated outside trainq before it ever ran counts a failure without run time", "failed-before-start.json",
 			perJob("JobsFailed", "sweep", "search-research", 1),
+		},
+		{
+			// priority 520 is in research's band 500-599; it never started, so no run time.
+			"a job cancelled through trainq while runnable counts a cancellation, no failure, no run time", "cancelled-while-runnable.json",
+			perJob("JobsCancelled", "research", "search-research", 1),
+		},
+		{
+			// attempt 16:05:00 to 17:05:30: (1796058330000-1796054700000)/1000 = 3630 s held on instances.
+			"a job cancelled through trainq while running counts a cancellation and its run time", "cancelled-while-running.json",
+			merge(perJob("JobsCancelled", "production", "search-ranking", 1),
+				perJob("RunSeconds", "production", "search-ranking", 3630)),
 		},
 		{
 			"a sweep requeued by a preemption counts a preemption", "preempted-requeued.json",
@@ -130,7 +142,7 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 				perJob("RunSeconds", "sweep", "search-ranking", 600)),
 		},
 		{
-			"a requeued job cancelled while waiting counts a failure, no preemption, no run time", "failed-while-requeued.json",
+			"a requeued job terminated outside trainq counts a failure, no preemption, no run time", "failed-while-requeued.json",
 			perJob("JobsFailed", "sweep", "search-research", 1),
 		},
 		{
@@ -229,7 +241,7 @@ func TestObserverAcceptsTheQueueByName(t *testing.T) {
 }
 
 // TestObserverEmitsEveryEventMetricWithEverySet runs all fixtures and checks
-// that each metric the observer owns was published under every dimension
+// that each metric of metrics.ObserverMetrics was published under every dimension
 // set the metrics package promises, and under no other.
 func TestObserverEmitsEveryEventMetricWithEverySet(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
@@ -240,11 +252,60 @@ func TestObserverEmitsEveryEventMetricWithEverySet(t *testing.T) {
 	for _, e := range entries {
 		all = append(all, emftest.Lines(t, invoke(t, e.Name()))...)
 	}
-	owned := []metrics.Metric{
-		metrics.JobsStarted, metrics.JobsSucceeded, metrics.JobsFailed, metrics.JobsPreempted,
-		metrics.WaitSeconds, metrics.RunSeconds, metrics.EventsRejected,
-	}
-	if diff := cmp.Diff(emftest.DeclaredSets(owned), emftest.Sets(all)); diff != "" {
+	if diff := cmp.Diff(emftest.DeclaredSets(metrics.ObserverMetrics()), emftest.Sets(all)); diff != "" {
 		t.Errorf("dimension sets (-declared +emitted):\n%s", diff)
+	}
+}
+
+func TestOnlyTheTrainqCancelReasonMakesACancellation(t *testing.T) {
+	tests := []struct {
+		name   string
+		status string
+		reason string
+		want   bool
+	}{
+		{"a failed job whose reason starts with trainq's prefix was cancelled through trainq", observe.StatusFailed, platform.CancelReasonPrefix + " by carol: done early", true},
+		{"the bare prefix is enough", observe.StatusFailed, platform.CancelReasonPrefix, true},
+		{"a job terminated from the console or the AWS CLI failed", observe.StatusFailed, "Terminated by user", false},
+		{"the prefix in the middle of a reason is not trainq's", observe.StatusFailed, "AlgorithmError: " + platform.CancelReasonPrefix, false},
+		{"the prefix is case-sensitive", observe.StatusFailed, strings.ToUpper(platform.CancelReasonPrefix), false},
+		{"a failed job without reason failed", observe.StatusFailed, "", false},
+		{"a succeeded job is never a cancellation", observe.StatusSucceeded, platform.CancelReasonPrefix, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &observe.Detail{Status: tt.status, StatusReason: tt.reason}
+			if got := observe.Cancelled(d); got != tt.want {
+				t.Errorf("Cancelled(status %s, statusReason %q) = %v, want %v", tt.status, tt.reason, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewObserverNamesWhatIsMissing(t *testing.T) {
+	tests := []struct {
+		name     string
+		p        *platform.Platform
+		now      func() time.Time
+		out      io.Writer
+		mentions []string
+	}{
+		{"no platform", nil, fixedClock, io.Discard, []string{"missing platform (p);"}},
+		{"no clock", platform.Default(), nil, io.Discard, []string{"missing clock (now);"}},
+		{"no output", platform.Default(), fixedClock, nil, []string{"missing output (out);"}},
+		{"nothing at all", nil, nil, nil, []string{"missing platform (p), clock (now), output (out);"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := observe.NewObserver(tt.p, queueARN, tt.now, tt.out)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, m := range tt.mentions {
+				if !strings.Contains(err.Error(), m) {
+					t.Errorf("error %q does not say %q", err, m)
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,8 +82,20 @@ type knownJob struct {
 
 // NewPoller checks cfg and fills its defaults.
 func NewPoller(cfg PollerConfig) (*Poller, error) {
-	if cfg.Platform == nil || cfg.Batch == nil || cfg.Now == nil || cfg.Out == nil {
-		return nil, fmt.Errorf("new poller: platform, Batch client, clock and output are required")
+	var missing []string
+	for _, f := range []struct {
+		name  string
+		unset bool
+	}{
+		{"Platform", cfg.Platform == nil}, {"Batch", cfg.Batch == nil}, {"Now", cfg.Now == nil}, {"Out", cfg.Out == nil},
+	} {
+		if f.unset {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("new poller: PollerConfig.%s not set; Platform, Batch (client), Now (clock) and Out (output) are required",
+			strings.Join(missing, ", PollerConfig."))
 	}
 	if cfg.Queue == "" {
 		cfg.Queue = cfg.Platform.JobQueueName()

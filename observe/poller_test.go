@@ -334,25 +334,41 @@ func TestPollerRunsAsALambdaHandler(t *testing.T) {
 	}
 }
 
-// TestEveryMetricIsEmittedWithEverySet runs the poller and all event
-// fixtures, and checks that together they publish every metric of the
-// metrics package under every dimension set it lists, and under no other.
-func TestEveryMetricIsEmittedWithEverySet(t *testing.T) {
+// TestPollerEmitsEveryQueueMetricWithEverySet runs the poller once and checks
+// that it publishes every metric of metrics.PollerMetrics under every
+// dimension set it lists, and under no other. The observer's and the
+// submission function's metrics are checked by their own tests.
+func TestPollerEmitsEveryQueueMetricWithEverySet(t *testing.T) {
 	f := newFakeBatch(t)
 	now := pollClock
 	var out bytes.Buffer
 	if _, err := newPoller(t, f, &now, &out).Poll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	all := emftest.Lines(t, out.Bytes())
-	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		all = append(all, emftest.Lines(t, invoke(t, e.Name()))...)
-	}
-	if diff := cmp.Diff(emftest.DeclaredSets(metrics.All()), emftest.Sets(all)); diff != "" {
+	if diff := cmp.Diff(emftest.DeclaredSets(metrics.PollerMetrics()), emftest.Sets(emftest.Lines(t, out.Bytes()))); diff != "" {
 		t.Errorf("dimension sets (-declared +emitted):\n%s", diff)
+	}
+}
+
+func TestNewPollerNamesWhatIsMissing(t *testing.T) {
+	client := batchClient(t, newFakeBatch(t))
+	tests := []struct {
+		name     string
+		cfg      observe.PollerConfig
+		mentions string
+	}{
+		{"no platform", observe.PollerConfig{Batch: client, Now: fixedClock, Out: io.Discard}, "PollerConfig.Platform not set;"},
+		{"no Batch client", observe.PollerConfig{Platform: platform.Default(), Now: fixedClock, Out: io.Discard}, "PollerConfig.Batch not set;"},
+		{"no clock", observe.PollerConfig{Platform: platform.Default(), Batch: client, Out: io.Discard}, "PollerConfig.Now not set;"},
+		{"no output", observe.PollerConfig{Platform: platform.Default(), Batch: client, Now: fixedClock}, "PollerConfig.Out not set;"},
+		{"nothing at all", observe.PollerConfig{}, "PollerConfig.Platform, PollerConfig.Batch, PollerConfig.Now, PollerConfig.Out not set;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := observe.NewPoller(tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.mentions) {
+				t.Errorf("error %v, want one saying %q", err, tt.mentions)
+			}
+		})
 	}
 }
