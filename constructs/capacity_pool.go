@@ -56,6 +56,21 @@ type capacityPool struct {
 	constructs.Construct
 	resource awsbatch.CfnServiceEnvironment
 	quota    bool
+	queues   int
+}
+
+// queueAttacher is implemented by pools that know their queues: a
+// quota-managed service environment serves exactly one job queue.
+type queueAttacher interface {
+	attachQueue() error
+}
+
+func (p *capacityPool) attachQueue() error {
+	if p.quota && p.queues > 0 {
+		return fmt.Errorf("Pool %s limits capacity per instance type (quota management) and already serves a job queue; Batch allows exactly one queue on such a pool", *p.Node().Path())
+	}
+	p.queues++
+	return nil
 }
 
 // NewCapacityPool creates a service environment for SageMaker Training. It
@@ -135,7 +150,11 @@ type importedPool struct {
 }
 
 // FromCapacityPoolArn imports an existing service environment by ARN.
-// quotaManaged says whether it limits capacity per instance type.
+// quotaManaged says whether it limits capacity per instance type. A
+// quota-managed service environment serves exactly one job queue, so import
+// one only to give it its queue (for example a pool the platform team set
+// aside for your team); a fair-share (NUM_INSTANCES) pool may serve several
+// queues, ordered by queue priority.
 func FromCapacityPoolArn(scope constructs.Construct, id string, serviceEnvironmentArn string, quotaManaged bool) ICapacityPool {
 	if !isToken(serviceEnvironmentArn) && !serviceEnvironmentARNPattern.MatchString(serviceEnvironmentArn) {
 		panic(fmt.Sprintf("trainq.FromCapacityPoolArn %s/%s: serviceEnvironmentArn is %q; want arn:aws:batch:REGION:ACCOUNT:service-environment/NAME", nodePath(scope), id, serviceEnvironmentArn))

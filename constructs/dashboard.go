@@ -63,8 +63,8 @@ func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
 		{
 			graph("Capacity utilization by instance type (%)",
 				per(metrics.CapacityUtilization, metrics.InstanceType, types, avg), percent),
-			graph("Capacity utilization by team, of its quota (%)",
-				per(metrics.CapacityUtilization, metrics.Team, teams, avg), percent),
+			graph("Capacity utilization by team, of its quota (%; above 100 when borrowing)",
+				per(metrics.CapacityUtilization, metrics.Team, teams, avg), count("%")),
 			graph("Instances in use by instance type (count)",
 				per(metrics.InstancesInUse, metrics.InstanceType, types, avg), count("instances")),
 		},

@@ -68,9 +68,9 @@ type TrainingQueueProps struct {
 	// Priority orders queues sharing a pool, 0–1000, higher first.
 	// Default: 10.
 	Priority *int
-	// FairShare makes the queue schedule by fair share. Default: nil, the
-	// queue schedules by quota shares (the pool must limit capacity per
-	// instance type); add them with AddQuotaShare.
+	// FairShare makes the queue schedule by fair share on a NUM_INSTANCES
+	// pool. Default: the queue schedules by quota shares, on a pool that
+	// limits capacity per instance type; add them with AddQuotaShare.
 	FairShare *FairShareProps
 	// Tags are added to the queue and its scheduling policy. Default: none.
 	Tags map[string]string
@@ -102,6 +102,11 @@ type trainingQueue struct {
 func NewTrainingQueue(scope constructs.Construct, id string, props *TrainingQueueProps) TrainingQueue {
 	if err := validateQueueProps(props); err != nil {
 		panic(fmt.Sprintf("trainq.TrainingQueue %s/%s: %v", nodePath(scope), id, err))
+	}
+	if a, ok := props.Pool.(queueAttacher); ok {
+		if err := a.attachQueue(); err != nil {
+			panic(fmt.Sprintf("trainq.TrainingQueue %s/%s: %v", nodePath(scope), id, err))
+		}
 	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
 	policyProps := &awsbatch.CfnSchedulingPolicyProps{Tags: tagMap(props.Tags)}

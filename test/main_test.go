@@ -25,6 +25,9 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	for _, s := range synthCache {
+		os.RemoveAll(s.outdir)
+	}
 	jsii.Close()
 	os.Exit(code)
 }

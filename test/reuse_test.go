@@ -16,11 +16,11 @@ import (
 
 // TestAnotherTeamComposesConstructsInItsOwnStack composes the constructs the
 // way another team would: its own queue and quota shares on a pool that the
-// platform team already deployed, imported by ARN, with GrantSubmit to its
-// pipeline role.
+// platform team deployed and set aside for it, imported by ARN, with
+// GrantSubmit to its pipeline role.
 func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 	const (
-		poolArn = "arn:aws:batch:us-east-1:123456789012:service-environment/shared-gpu"
+		poolArn = "arn:aws:batch:us-east-1:123456789012:service-environment/vision-gpu-pool"
 		roleArn = "arn:aws:iam::123456789012:role/sagemaker-exec"
 	)
 	var tpl assertions.Template
@@ -120,6 +120,12 @@ func TestConstructsRefuseInvalidPropsNamingPropAndValue(t *testing.T) {
 		}},
 		{"a pool instance type outside ml.* is refused", []string{`"p5.48xlarge"`, "ml.p5.48xlarge"}, func(stack awscdk.Stack) {
 			tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "p5.48xlarge", Instances: 4}}})
+		}},
+		{"a second queue on a quota-managed pool is refused", []string{"already serves a job queue", "exactly one queue"}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 4}}})
+			role := tq.NewExecutionRole(stack, "R", nil)
+			tq.NewTrainingQueue(stack, "Q1", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: role})
+			tq.NewTrainingQueue(stack, "Q2", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: role})
 		}},
 		{"an imported pool ARN that is not a service environment is refused", []string{"serviceEnvironmentArn", "job-queue/q"}, func(stack awscdk.Stack) {
 			tq.FromCapacityPoolArn(stack, "Pool", "arn:aws:batch:us-east-1:123456789012:job-queue/q", true)

@@ -1,0 +1,123 @@
+package constructs
+
+// These tests call the constructs' pure validators only: no jsii call, no
+// node kernel, so they are safe and fast. Never t.Parallel() here anyway:
+// the package calls jsii elsewhere.
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/trainq/trainq/platform"
+)
+
+func intp(v int) *int { return &v }
+
+func TestPoolPropsValidation(t *testing.T) {
+	p5 := InstanceCapacity{InstanceType: "ml.p5.48xlarge", Instances: 4}
+	cases := []struct {
+		name  string
+		props CapacityPoolProps
+		want  []string // substrings of the error; nil when valid
+	}{
+		{"per-type limits alone are valid", CapacityPoolProps{InstanceTypes: []InstanceCapacity{p5}}, nil},
+		{"a total alone is valid", CapacityPoolProps{TotalInstances: 8}, nil},
+		{"both a total and per-type limits are refused", CapacityPoolProps{InstanceTypes: []InstanceCapacity{p5}, TotalInstances: 8},
+			[]string{"InstanceTypes (1 types)", "TotalInstances (8)", "exactly one"}},
+		{"neither is refused", CapacityPoolProps{}, []string{"TotalInstances is 0", "≥ 1"}},
+		{"a type listed twice is refused", CapacityPoolProps{InstanceTypes: []InstanceCapacity{p5, p5}}, []string{"InstanceTypes[1]", "listed twice"}},
+		{"zero instances of a type are refused", CapacityPoolProps{InstanceTypes: []InstanceCapacity{{InstanceType: "ml.p5.48xlarge"}}},
+			[]string{"InstanceTypes[0].Instances is 0", "at least 1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkErr(t, validatePoolProps(&c.props), c.want)
+		})
+	}
+}
+
+func TestQuotaSharePropsValidation(t *testing.T) {
+	one := []InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 2}}
+	six := make([]InstanceCapacity, 6)
+	for i := range six {
+		six[i] = InstanceCapacity{InstanceType: "ml.p" + string(rune('1'+i)) + ".large", Instances: 1}
+	}
+	cases := []struct {
+		name  string
+		props QuotaShareProps
+		want  []string
+	}{
+		{"a lend-and-borrow share with a limit is valid", QuotaShareProps{QuotaShareName: "a", Capacity: one, Strategy: platform.StrategyLendAndBorrow, BorrowLimitPercent: intp(100)}, nil},
+		{"an unlimited borrow limit is valid", QuotaShareProps{QuotaShareName: "a", Capacity: one, BorrowLimitPercent: intp(-1)}, nil},
+		{"a name Batch refuses is refused", QuotaShareProps{QuotaShareName: "team a", Capacity: one}, []string{`QuotaShareName is "team a"`, "letters, digits"}},
+		{"six capacity limits are refused", QuotaShareProps{QuotaShareName: "a", Capacity: six}, []string{"Capacity has 6", "1 to 5"}},
+		{"no capacity is refused", QuotaShareProps{QuotaShareName: "a"}, []string{"Capacity has 0"}},
+		{"an unknown strategy is refused", QuotaShareProps{QuotaShareName: "a", Capacity: one, Strategy: "borrow"}, []string{`Strategy is "borrow"`, "reserve, lend or lend-and-borrow"}},
+		{"a borrow limit with lend is refused", QuotaShareProps{QuotaShareName: "a", Capacity: one, Strategy: platform.StrategyLend, BorrowLimitPercent: intp(10)},
+			[]string{"BorrowLimitPercent is 10", `"lend"`, "lend-and-borrow"}},
+		{"a borrow limit below -1 is refused", QuotaShareProps{QuotaShareName: "a", Capacity: one, BorrowLimitPercent: intp(-2)}, []string{"BorrowLimitPercent is -2", "-1 (unlimited)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkErr(t, validateQuotaShareProps(&c.props), c.want)
+		})
+	}
+}
+
+// fakePool and fakeRole satisfy the interfaces without jsii.
+type fakePool struct {
+	ICapacityPool
+	quota bool
+}
+
+func (f fakePool) QuotaManaged() bool { return f.quota }
+
+type fakeRole struct{ IExecutionRole }
+
+func TestQueuePropsValidation(t *testing.T) {
+	quotaPool, totalPool := fakePool{quota: true}, fakePool{quota: false}
+	cases := []struct {
+		name  string
+		props *TrainingQueueProps
+		want  []string
+	}{
+		{"quota shares on a per-type pool are valid", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}}, nil},
+		{"fair share on a NUM_INSTANCES pool is valid", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{},
+			FairShare: &FairShareProps{ShareDecaySeconds: 3600, Shares: []FairShare{{ShareIdentifier: "a", WeightFactor: 0.5}}}}, nil},
+		{"no pool is refused", &TrainingQueueProps{ExecutionRole: fakeRole{}}, []string{"Pool is nil"}},
+		{"no execution role is refused", &TrainingQueueProps{Pool: quotaPool}, []string{"ExecutionRole is nil"}},
+		{"fair share on a per-type pool is refused", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{}},
+			[]string{"FairShare is set", "quota management"}},
+		{"a queue priority above 1000 is refused", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}, Priority: intp(1001)}, []string{"Priority is 1001", "0 to 1000"}},
+		{"a share decay above a week is refused", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{ShareDecaySeconds: 604801}},
+			[]string{"ShareDecaySeconds is 604801", "0 to 604800"}},
+		{"a reservation of 100 is refused", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{ComputeReservation: 100}},
+			[]string{"ComputeReservation is 100", "0 to 99"}},
+		{"a weight of 1000 is refused", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{Shares: []FairShare{{ShareIdentifier: "a", WeightFactor: 1000}}}},
+			[]string{"Shares[0].WeightFactor is 1000", "0.0001 to 999.9999"}},
+		{"a queue name with a space is refused", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}, JobQueueName: "my queue"}, []string{`JobQueueName is "my queue"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkErr(t, validateQueueProps(c.props), c.want)
+		})
+	}
+}
+
+func checkErr(t *testing.T, err error, want []string) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("refused: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("accepted, want an error mentioning %q", want)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}
