@@ -76,9 +76,15 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *format == "" || *in == "" || *out == "" {
+	var missing []string
+	for _, f := range []struct{ flag, value string }{{"--format", *format}, {"--in", *in}, {"--out", *out}} {
+		if f.value == "" {
+			missing = append(missing, f.flag)
+		}
+	}
+	if len(missing) > 0 {
 		fs.Usage()
-		return errors.New("trace convert: --format, --in and --out are required")
+		return fmt.Errorf("trace convert: missing %s; --format, --in and --out are all required", strings.Join(missing, ", "))
 	}
 	if !slices.Contains(trace.Formats, *format) {
 		return fmt.Errorf("trace convert: --format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
