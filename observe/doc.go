@@ -2,7 +2,8 @@
 // metrics, written as embedded metric format (EMF) lines:
 //
 //   - the Observer reads each "Batch Service Job State Change" event and
-//     counts starts, successes, failures and preemptions, with wait and run
+//     counts starts, successes, failures, cancellations through trainq and
+//     preemptions, with wait and run
 //     times, per queue, class and team;
 //   - the Poller reads the queue snapshot and the runnable jobs once a minute
 //     and reports the backlog, the oldest wait and the capacity in use against
