@@ -3,8 +3,7 @@
 //
 //   - the Observer reads each "Batch Service Job State Change" event and
 //     counts starts, successes, failures, cancellations through trainq and
-//     preemptions, with wait and run
-//     times, per queue, class and team;
+//     preemptions, with wait and run times, per queue, class and team;
 //   - the Poller reads the queue snapshot and the runnable jobs once a minute
 //     and reports the backlog, the oldest wait and the capacity in use against
 //     the pool and the teams' quotas.
