@@ -116,7 +116,13 @@ func (m *monitor) addAlarms(sub Submitter) {
 	sum5 := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: period(5 * minute)}
 	max5 := &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period(5 * minute)}
 	if sub != nil {
-		fnAlarm(AlarmSubmitterErrors, "The submission function returned errors (validation, forbidden, throttled or upstream)", sub.MetricErrors(sum5))
+		m.alarm(alarmSpec{
+			name: AlarmSubmitterErrors,
+			description: "Submissions failed on AWS Batch's side (UpstreamError) or stayed throttled after every retry (Throttled) " +
+				"in the last 5 minutes; callers' mistakes (ValidationError, Forbidden) do not count. Missing data: no failed submission, not breaching.",
+			metric:    m.submissionFailures(),
+			threshold: 1, comparison: ge, periods: 1, missing: notBreaching,
+		})
 		fnAlarm(AlarmSubmitterThrottles, "Lambda throttled the submission function", sub.MetricThrottles(sum5))
 		fnAlarm(AlarmSubmitterDeadLetters, "Asynchronous submissions failed every retry and wait in the dead-letter queue",
 			sub.DeadLetterQueue().MetricApproximateNumberOfMessagesVisible(max5))
@@ -128,4 +134,30 @@ func (m *monitor) addAlarms(sub Submitter) {
 		m.Metric(metrics.EventsRejected, nil, sum5))
 	fnAlarm(AlarmEventDeadLetters, "Batch events could not be delivered to the observer and wait in the dead-letter queue",
 		m.dlq.MetricApproximateNumberOfMessagesVisible(max5))
+}
+
+// PagingSubmissionErrors are the submission errorTypes that page on-call:
+// failures on AWS's side, not callers' mistakes.
+var PagingSubmissionErrors = []string{"UpstreamError", "Throttled"}
+
+// submissionFailures sums SubmissionErrors of the paging error types over 5
+// minutes.
+func (m *monitor) submissionFailures() awscloudwatch.IMetric {
+	using := map[string]awscloudwatch.IMetric{}
+	expr := ""
+	for i, kind := range PagingSubmissionErrors {
+		id := fmt.Sprintf("e%d", i)
+		using[id] = m.Metric(metrics.SubmissionErrors, map[string]string{metrics.ErrorType: kind},
+			&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: period(5 * minute)})
+		if expr != "" {
+			expr += " + "
+		}
+		expr += "FILL(" + id + ", 0)"
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   jsii.String(expr),
+		UsingMetrics: &using,
+		Label:        jsii.String("failed submissions (UpstreamError + Throttled)"),
+		Period:       period(5 * minute),
+	})
 }

@@ -50,8 +50,10 @@ func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
 			m.Metric(metrics.WaitSeconds, dims, stat("p50", c+" p50")),
 			m.Metric(metrics.WaitSeconds, dims, stat("p95", c+" p95")))
 		outcomes = append(outcomes,
+			m.Metric(metrics.JobsSubmitted, dims, stat("Sum", c+" submitted")),
 			m.Metric(metrics.JobsStarted, dims, stat("Sum", c+" started")),
 			m.Metric(metrics.JobsFailed, dims, stat("Sum", c+" failed")),
+			m.Metric(metrics.JobsCancelled, dims, stat("Sum", c+" cancelled")),
 			m.Metric(metrics.JobsPreempted, dims, stat("Sum", c+" preempted")))
 	}
 	alarms := make([]interfacesawscloudwatch.IAlarmRef, len(m.order))
@@ -76,7 +78,7 @@ func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
 			graph("Wait from runnable to running, p50 and p95 by class (seconds)", waits, count("seconds")),
 		},
 		{
-			graph("Jobs started, failed and preempted by class (count per 5 min)", outcomes, count("jobs")),
+			graph("Jobs submitted, started, failed, cancelled and preempted by class (count per 5 min)", outcomes, count("jobs")),
 			graph("Instances borrowed by team (count)",
 				per(metrics.BorrowedInstances, metrics.Team, teams, func(v string) *awscloudwatch.MetricOptions { return stat("Maximum", v) }), count("instances")),
 			awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
@@ -92,9 +94,10 @@ func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
 	}
 	if sub != nil {
 		rows = append(rows, []awscloudwatch.IWidget{
-			graph("Submitter errors and throttles (count per 5 min)", []awscloudwatch.IMetric{
-				sub.MetricErrors(stat("Sum", "errors")), sub.MetricThrottles(stat("Sum", "throttles")),
-			}, count("invocations")),
+			graph("Submission errors by errorType, Lambda throttles (count per 5 min)", append(
+				per(metrics.SubmissionErrors, metrics.ErrorType, []string{"ValidationError", "Forbidden", "Throttled", "UpstreamError"},
+					func(v string) *awscloudwatch.MetricOptions { return stat("Sum", v) }),
+				sub.MetricThrottles(stat("Sum", "Lambda throttles"))), count("requests")),
 			graph("Submitter latency, p50 and p99 (milliseconds)", []awscloudwatch.IMetric{
 				sub.MetricDuration(stat("p50", "p50")), sub.MetricDuration(stat("p99", "p99")),
 			}, count("ms")),

@@ -3,6 +3,7 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -147,6 +148,26 @@ func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
 			if !strings.Contains(expr, fmt.Sprintf("utilization < %d", mon.UtilizationTargetPercent)) || !strings.Contains(expr, "runnable > 0") {
 				t.Errorf("idle alarm expression %q, want utilization below %d%% while jobs are runnable", expr, mon.UtilizationTargetPercent)
 			}
+			// Submission errors page only for failures on AWS's side.
+			subErr, ok := alarms[p.Name+"-"+tq.AlarmSubmitterErrors]
+			if !ok {
+				t.Fatalf("no submitter-errors alarm")
+			}
+			var kinds []string
+			for _, q := range asList(subErr["Metrics"]) {
+				if get(q, "MetricStat.Metric.MetricName") != metrics.SubmissionErrors.Name {
+					continue
+				}
+				for _, d := range asList(get(q, "MetricStat.Metric.Dimensions")) {
+					if get(d, "Name") == metrics.ErrorType {
+						kinds = append(kinds, get(d, "Value").(string))
+					}
+				}
+			}
+			sort.Strings(kinds)
+			if diff := cmp.Diff([]string{"Throttled", "UpstreamError"}, kinds); diff != "" {
+				t.Errorf("submitter-errors pages on errorTypes (-want +got):\n%s", diff)
+			}
 			for _, name := range []string{tq.AlarmSubmitterErrors, tq.AlarmSubmitterThrottles, tq.AlarmSubmitterDeadLetters,
 				tq.AlarmObserverErrors, tq.AlarmPollerErrors, tq.AlarmEventDeadLetters} {
 				if _, ok := alarms[p.Name+"-"+name]; !ok {
@@ -229,7 +250,8 @@ func TestDashboardWidgetsShowMetricsTheObserverEmits(t *testing.T) {
 		}
 	}
 	for _, m := range []metrics.Metric{metrics.CapacityUtilization, metrics.RunnableJobs, metrics.OldestRunnableSeconds,
-		metrics.WaitSeconds, metrics.JobsStarted, metrics.JobsFailed, metrics.JobsPreempted, metrics.BorrowedInstances} {
+		metrics.WaitSeconds, metrics.JobsStarted, metrics.JobsFailed, metrics.JobsCancelled, metrics.JobsPreempted,
+		metrics.BorrowedInstances, metrics.JobsSubmitted, metrics.SubmissionErrors} {
 		if !shown[m.Name] {
 			t.Errorf("the dashboard does not show %s", m.Name)
 		}

@@ -105,6 +105,7 @@ func TestTraceCommandErrors(t *testing.T) {
 		{"an unknown format is named before any file is opened", []string{"convert", "--format", "slurm", "--in", "missing.csv", "--out", "-"}, `--format: got "slurm", want one of chronus, philly, gavel, alibaba`},
 		{"generate needs an output", []string{"generate", "--jobs", "10"}, "--out"},
 		{"generate needs at least one job", []string{"generate", "--jobs", "0", "--out", "-"}, "jobs: got 0, want at least 1"},
+		{"convert names the missing flags", []string{"convert", "--format", "philly"}, "missing --in, --out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
