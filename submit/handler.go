@@ -18,9 +18,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
@@ -52,7 +54,25 @@ type Config struct {
 	// Logger receives one line per decision worth knowing later (fallback
 	// choices, idempotent replays). Default: discard.
 	Logger *slog.Logger
+	// Metrics receives one embedded-metric-format line per request:
+	// metrics.JobsSubmitted for a created job, metrics.SubmissionErrors for
+	// an error answer (see metrics.go in this package). The Lambda's main
+	// passes os.Stdout. Default: discard.
+	Metrics io.Writer
+	// Now stamps the metric lines. Default: time.Now.
+	Now func() time.Time
+	// DeadlineMargin is how long before the invocation's deadline (the
+	// context's) the Batch calls of a request must end, so that the
+	// function answers Throttled or UpstreamError instead of being killed
+	// by Lambda. The lookup for a job a failed submission may have created
+	// runs in the last part of the margin (until DeadlineMargin/5 before the
+	// deadline). Default: DefaultDeadlineMargin.
+	DeadlineMargin time.Duration
 }
+
+// DefaultDeadlineMargin is the default Config.DeadlineMargin: 5 s, of which
+// the last second is left unused so that the answer gets out.
+const DefaultDeadlineMargin = 5 * time.Second
 
 var (
 	// Bounded repetitions such as {1,512} cost milliseconds to compile at
@@ -102,6 +122,15 @@ func New(cfg Config) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	if h.cfg.Metrics == nil {
+		h.cfg.Metrics = io.Discard
+	}
+	if h.cfg.Now == nil {
+		h.cfg.Now = time.Now
+	}
+	if h.cfg.DeadlineMargin <= 0 {
+		h.cfg.DeadlineMargin = DefaultDeadlineMargin
+	}
 	for _, it := range cfg.Platform.Submission.InstanceTypes {
 		h.allowed[it] = true
 	}
@@ -146,7 +175,9 @@ func aliasOf(functionARN string) string {
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	req, ps := DecodeRequest(payload)
 	if len(ps) > 0 {
-		return nil, LambdaError(invalid(ps))
+		err := invalid(ps)
+		h.count(req.Action, nil, err)
+		return nil, LambdaError(err)
 	}
 	resp, err := h.Handle(ctx, CallerFromContext(ctx), req)
 	if err != nil {
@@ -155,8 +186,30 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	return json.Marshal(resp)
 }
 
-// Handle serves one decoded request for caller.
+// Handle serves one decoded request for caller and writes its metric line.
+// The Batch calls run under a context that ends DeadlineMargin before ctx's
+// deadline, if it has one.
 func (h *Handler) Handle(ctx context.Context, caller Caller, req Request) (*Response, error) {
+	resp, err := h.handle(ctx, caller, req)
+	h.count(req.Action, resp, err)
+	return resp, err
+}
+
+// budget returns the context of a request's Batch calls, which ends
+// DeadlineMargin before ctx's deadline, and the context of the lookup after
+// a failed submission, which ends DeadlineMargin/5 before it. Without a
+// deadline both are ctx.
+func (h *Handler) budget(ctx context.Context) (calls, lookup context.Context, cancel func()) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ctx, ctx, func() {}
+	}
+	calls, cancelCalls := context.WithDeadline(ctx, deadline.Add(-h.cfg.DeadlineMargin))
+	lookup, cancelLookup := context.WithDeadline(ctx, deadline.Add(-h.cfg.DeadlineMargin/5))
+	return calls, lookup, func() { cancelCalls(); cancelLookup() }
+}
+
+func (h *Handler) handle(ctx context.Context, caller Caller, req Request) (*Response, error) {
 	if caller.Class != "" {
 		if _, ok := h.cfg.Platform.Class(caller.Class); !ok {
 			return nil, forbidden(problems{{Field: "function alias", Value: show(caller.Class),
@@ -174,7 +227,9 @@ func (h *Handler) Handle(ctx context.Context, caller Caller, req Request) (*Resp
 	return nil, invalid(ps)
 }
 
-// upstream classifies an error of a Batch call that retries could not fix.
+// upstream classifies an error of a Batch call that retries could not fix:
+// Throttled when Batch throttled it (even if the deadline then cut the
+// retries short), UpstreamError otherwise.
 func upstream(op string, err error) *Error {
 	if isThrottle(err) {
 		return &Error{Kind: KindThrottled, Message: fmt.Sprintf("AWS Batch throttled %s after every retry; retry later with the same idempotencyKey", op), Err: err}

@@ -43,6 +43,8 @@ func TestSubmitGoodRequests(t *testing.T) {
 		// name and the suffix.
 		wantTrainingJobName string
 		wantSnapshots       int
+		// wantInstanceCount is the payload's ResourceConfig.InstanceCount.
+		wantInstanceCount float64
 	}{
 		{
 			name:     "a minimal research request gets the middle of the research band, the class's limits and the first pool type",
@@ -59,6 +61,8 @@ func TestSubmitGoodRequests(t *testing.T) {
 				InstanceType: "ml.p5.48xlarge", MaxRuntimeInSeconds: 259200, RoleARN: testRole,
 			},
 			wantSnapshots: 1,
+			// the fixture asks for 1 instance.
+			wantInstanceCount: 1,
 		},
 		{
 			name:     "a full request falls back to the second instance type when the first lacks headroom for its instances",
@@ -80,6 +84,8 @@ func TestSubmitGoodRequests(t *testing.T) {
 			},
 			wantTrainingJobName: "llama-finetune-7b-run42",
 			wantSnapshots:       1,
+			// the fixture asks for 2 instances.
+			wantInstanceCount: 2,
 		},
 		{
 			name:     "through the production alias the class comes from the alias and the payload's instance type is kept without a snapshot",
@@ -96,6 +102,8 @@ func TestSubmitGoodRequests(t *testing.T) {
 				InstanceType:   "ml.p4d.24xlarge", MaxRuntimeInSeconds: 432000, RoleARN: testRole,
 			},
 			wantSnapshots: 0,
+			// the fixture asks for 1 instance.
+			wantInstanceCount: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -157,9 +165,8 @@ func TestSubmitGoodRequests(t *testing.T) {
 			if wantTJN == "" {
 				wantTJN = strings.ReplaceAll(tt.wantName, "_", "-") + "-" + m[2]
 			}
-			// submit-minimal and submit-alias ask for 1 instance, submit-full for 2.
-			if n := payload.ResourceConfig["InstanceCount"]; n != 1.0 && n != 2.0 {
-				t.Errorf("InstanceCount %v, want the fixture's", n)
+			if n := payload.ResourceConfig["InstanceCount"]; n != tt.wantInstanceCount {
+				t.Errorf("InstanceCount %v, want the fixture's %v", n, tt.wantInstanceCount)
 			}
 			if payload.TrainingJobName != wantTJN {
 				t.Errorf("TrainingJobName %q, want %q", payload.TrainingJobName, wantTJN)

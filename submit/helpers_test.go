@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
@@ -47,10 +48,18 @@ func batchClient(fake *batchfake.Server, policy submit.RetryPolicy) *batch.Clien
 // the real SDK talking to fake.
 func newHandler(t *testing.T, p *platform.Platform, fake *batchfake.Server, policy submit.RetryPolicy) *submit.Handler {
 	t.Helper()
+	return newHandlerWith(t, p, fake, policy, func(*submit.Config) {})
+}
+
+// newHandlerWith is newHandler with the config changed by edit.
+func newHandlerWith(t *testing.T, p *platform.Platform, fake *batchfake.Server, policy submit.RetryPolicy, edit func(*submit.Config)) *submit.Handler {
+	t.Helper()
 	if p == nil {
 		p = platform.Default()
 	}
-	h, err := submit.New(submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: batchClient(fake, policy)})
+	cfg := submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: batchClient(fake, policy)}
+	edit(&cfg)
+	h, err := submit.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,3 +134,23 @@ func submitted(t *testing.T, fake *batchfake.Server) []batchfake.SubmitRequest {
 
 func intp(v int) *int       { return &v }
 func strp(v string) *string { return &v }
+
+// snapshot builds a queue snapshot answer: usage per type and per share.
+func snapshot(used map[string]float64, shares map[string]map[string]float64) *batch.GetJobQueueSnapshotOutput {
+	qu := &types.QueueSnapshotUtilizationDetail{}
+	for it, n := range used {
+		qu.TotalCapacityUsage = append(qu.TotalCapacityUsage, types.QueueSnapshotCapacityUsage{CapacityUnit: aws.String(it), Quantity: aws.Float64(n)})
+	}
+	if shares != nil {
+		qs := &types.QuotaShareUtilizationDetail{}
+		for name, per := range shares {
+			u := types.QuotaShareCapacityUtilization{QuotaShareName: aws.String(name)}
+			for it, n := range per {
+				u.CapacityUsage = append(u.CapacityUsage, types.QuotaShareCapacityUsage{CapacityUnit: aws.String(it), Quantity: aws.Float64(n)})
+			}
+			qs.TopCapacityUtilization = append(qs.TopCapacityUtilization, u)
+		}
+		qu.QuotaShareUtilization = qs
+	}
+	return &batch.GetJobQueueSnapshotOutput{QueueUtilization: qu}
+}

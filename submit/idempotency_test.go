@@ -133,23 +133,28 @@ func TestThrottledWhenRetriesAreSpentThenTheSameKeySucceeds(t *testing.T) {
 func TestSlowAnswerIsRetriedWithoutDuplicate(t *testing.T) {
 	fake := batchfake.New(0)
 	defer fake.Close()
-	// The first attempt is answered after 500 ms, five times the attempt
-	// timeout: the client gives up and retries; the slow call still takes
-	// effect afterwards and must meet the token check.
-	fake.Script("SubmitServiceJob", batchfake.Fault{Delay: 500 * time.Millisecond})
+	// The first attempt is held at the fake until the function has answered:
+	// the client gives up on it after the attempt timeout and retries, and
+	// the retry creates the job. Only then is the held call let through; it
+	// takes effect after the retry, whatever the machine's load, and must
+	// meet the token check.
+	release, done := make(chan struct{}), make(chan struct{})
+	fake.Script("SubmitServiceJob", batchfake.Fault{Release: release, Done: done})
 	policy := submit.RetryPolicy{MaxAttempts: 3, MaxBackoff: 5 * time.Millisecond, AttemptTimeout: 100 * time.Millisecond}
 	h := newHandler(t, nil, fake, policy)
 	resp, ferr := invoke(t, invocation("", "req-1"), h, fixture(t, "submit-minimal.json"))
+	close(release)
 	if ferr != nil {
 		t.Fatalf("function error %s: %s", ferr.Type, ferr.Message)
 	}
-	// Wait (bounded) for the slow call to finish at the fake.
-	for i := 0; i < 100 && len(fake.Calls("SubmitServiceJob")) < 2; i++ {
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the held call never finished at the fake")
 	}
 	sameBodies(t, fake, "SubmitServiceJob")
 	if diff := cmp.Diff([]int{http.StatusOK, http.StatusBadRequest}, answers(fake, "SubmitServiceJob")); diff != "" {
-		t.Errorf("answers (-want +got): the retry creates the job, the slow original is rejected\n%s", diff)
+		t.Errorf("answers (-want +got): the retry creates the job, the held original is rejected\n%s", diff)
 	}
 	if jobs := fake.Jobs(); len(jobs) != 1 || jobs[0].ID != resp.JobID {
 		t.Errorf("jobs %+v, want exactly the one answered (%s)", jobs, resp.JobID)

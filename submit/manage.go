@@ -12,7 +12,21 @@ import (
 )
 
 // DefaultCancelReason is recorded when a cancel request gives no reason.
-const DefaultCancelReason = "cancelled through trainq"
+const DefaultCancelReason = "through trainq"
+
+// CancelReason is the reason given to TerminateServiceJob:
+// platform.CancelReasonPrefix, ": ", then the caller's reason or
+// DefaultCancelReason. The observer counts jobs that fail with a reason
+// starting with the prefix as cancelled, not failed.
+func CancelReason(reason string) string {
+	if reason == "" {
+		reason = DefaultCancelReason
+	}
+	return platform.CancelReasonPrefix + ": " + reason
+}
+
+// jobIDAllowed describes jobIDPattern for messages.
+const jobIDAllowed = "a Batch job id or job ARN (letters, digits, ':', '/', '_', '.' and '-')"
 
 // manage serves describe, cancel and reprioritize. Through a class alias a
 // caller may describe any job of the queue, but cancel or re-prioritize only
@@ -23,7 +37,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Resp
 	case req.JobID == "":
 		ps.add("jobId", nil, "the id of a job of the queue (as returned by submit)")
 	case len(req.JobID) > 1000 || !jobIDPattern.MatchString(req.JobID):
-		ps.add("jobId", req.JobID, "a Batch job id (letters, digits, '-')")
+		ps.add("jobId", req.JobID, jobIDAllowed)
 	}
 	unused := []struct {
 		name string
@@ -57,9 +71,11 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Resp
 		return nil, invalid(ps)
 	}
 
+	ctx, _, cancel := h.budget(ctx)
+	defer cancel()
 	d, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(req.JobID)})
 	if err != nil {
-		if isClientError(err) {
+		if isNotFound(err) {
 			ps.add("jobId", req.JobID, "the id of an existing job of the queue")
 			return nil, &Error{Kind: KindValidation, Problems: ps, Message: "invalid request", Err: err}
 		}
@@ -87,10 +103,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Resp
 
 	switch req.Action {
 	case ActionCancel:
-		reason := req.Reason
-		if reason == "" {
-			reason = DefaultCancelReason
-		}
+		reason := CancelReason(req.Reason)
 		if _, err := h.cfg.Batch.TerminateServiceJob(ctx, &batch.TerminateServiceJobInput{JobId: aws.String(req.JobID), Reason: aws.String(reason)}); err != nil {
 			return nil, upstream(fmt.Sprintf("cancel job %q", req.JobID), err)
 		}

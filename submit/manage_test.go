@@ -3,10 +3,13 @@ package submit_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/submit/batchfake"
 )
@@ -116,8 +119,8 @@ func TestCancelAndReprioritize(t *testing.T) {
 			if job.Terminated != tt.wantCanceled {
 				t.Errorf("terminated %v, want %v", job.Terminated, tt.wantCanceled)
 			}
-			if tt.wantCanceled && job.StatusReason != "wrong dataset" {
-				t.Errorf("reason %q, want the caller's", job.StatusReason)
+			if tt.wantCanceled && job.StatusReason != platform.CancelReasonPrefix+": wrong dataset" {
+				t.Errorf("reason %q, want trainq's prefix and the caller's reason", job.StatusReason)
 			}
 		})
 	}
@@ -161,5 +164,87 @@ func TestResponseFieldNamesAreTheContract(t *testing.T) {
 		"schedulingPriority": 1.0, "instanceType": "i"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("submit answer keys (-want +got):\n%s", diff)
+	}
+}
+
+func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
+	tests := []struct {
+		name    string
+		request string // %s is the job id
+		// wantReason is the reason on the wire: the prefix the observer
+		// matches, then the caller's reason or the default.
+		wantReason string
+	}{
+		{"the caller's reason follows the prefix", `{"action":"cancel","jobId":%q,"reason":"wrong dataset"}`, "trainq: cancelled: wrong dataset"},
+		{"without a reason the default follows the prefix", `{"action":"cancel","jobId":%q}`, "trainq: cancelled: through trainq"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := batchfake.New(0)
+			defer fake.Close()
+			h := newHandler(t, nil, fake, fastPolicy)
+			sub := submitOne(t, h)
+			if _, ferr := invoke(t, invocation("research", "req-2"), h, []byte(fmt.Sprintf(tt.request, sub.JobID))); ferr != nil {
+				t.Fatal(ferr.Message)
+			}
+			calls := fake.Calls("TerminateServiceJob")
+			if len(calls) != 1 {
+				t.Fatalf("%d TerminateServiceJob calls, want 1", len(calls))
+			}
+			var body struct{ JobID, Reason string }
+			if err := json.Unmarshal(calls[0].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(struct{ JobID, Reason string }{sub.JobID, tt.wantReason}, body); diff != "" {
+				t.Errorf("TerminateServiceJob request (-want +got):\n%s", diff)
+			}
+			if !strings.HasPrefix(body.Reason, platform.CancelReasonPrefix) {
+				t.Errorf("reason %q does not start with platform.CancelReasonPrefix %q", body.Reason, platform.CancelReasonPrefix)
+			}
+		})
+	}
+}
+
+func TestDescribeErrorsOtherThanNotFoundAreUpstream(t *testing.T) {
+	tests := []struct {
+		name     string
+		fault    batchfake.Fault
+		wantType string
+	}{
+		{"a missing permission is the platform's problem, not the request's", batchfake.Fault{Status: http.StatusForbidden}, "UpstreamError"},
+		{"an unrecognized client is the platform's problem", batchfake.Fault{Status: http.StatusForbidden, Code: "UnrecognizedClientException"}, "UpstreamError"},
+		{"a job Batch does not know is the request's problem", batchfake.Fault{Status: http.StatusBadRequest, Code: "ClientException"}, "ValidationError"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := batchfake.New(0)
+			defer fake.Close()
+			fake.Script("DescribeServiceJob", tt.fault)
+			h := newHandler(t, nil, fake, fastPolicy)
+			_, ferr := invoke(t, invocation("", "req-1"), h, []byte(`{"action":"cancel","jobId":"4f2a9c1e-0000-4000-8000-000000000001"}`))
+			if ferr == nil || ferr.Type != tt.wantType {
+				t.Fatalf("got %+v, want a %s function error", ferr, tt.wantType)
+			}
+			if tt.wantType == "UpstreamError" && strings.Contains(ferr.Message, "existing job") {
+				t.Errorf("message blames the job id:\n%s", ferr.Message)
+			}
+		})
+	}
+}
+
+func TestJobIDMessageDescribesThePattern(t *testing.T) {
+	fake := batchfake.New(0)
+	defer fake.Close()
+	h := newHandler(t, nil, fake, fastPolicy)
+	// A job ARN is accepted (it passes the pattern and reaches Batch, which
+	// does not know it); a space is not, and the message says what is.
+	_, ferr := invoke(t, invocation("", "req-1"), h, []byte(`{"action":"describe","jobId":"arn:aws:batch:us-east-1:123456789012:service-job/a_b.c"}`))
+	if ferr == nil || !strings.Contains(ferr.Message, "an existing job") {
+		t.Fatalf("got %+v, want the ARN to pass the pattern and be unknown to Batch", ferr)
+	}
+	_, ferr = invoke(t, invocation("", "req-2"), h, []byte(`{"action":"describe","jobId":"no such job"}`))
+	want := `jobId: got "no such job", want a Batch job id or job ARN (letters, digits, ':', '/', '_', '.' and '-')`
+	if ferr == nil || !strings.Contains(ferr.Message, want) {
+		t.Errorf("got %+v, want the message %q", ferr, want)
 	}
 }

@@ -3,6 +3,7 @@ package submit
 import (
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -65,9 +66,53 @@ func isThrottle(err error) bool {
 	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusTooManyRequests
 }
 
+// notFoundCodes are the error codes with which Batch answers a request for
+// a job it does not know. Batch answers an unknown job id with a
+// ClientException (400); AccessDeniedException (403) and other refusals are
+// not "not found".
+var notFoundCodes = map[string]bool{"ClientException": true, "ResourceNotFoundException": true}
+
+// isNotFound reports an answer saying the job does not exist (as opposed to
+// a refusal such as a missing permission).
+func isNotFound(err error) bool {
+	var re *awshttp.ResponseError
+	if !errors.As(err, &re) {
+		return false
+	}
+	if re.HTTPStatusCode() == http.StatusNotFound {
+		return true
+	}
+	var ae smithy.APIError
+	return re.HTTPStatusCode() == http.StatusBadRequest && errors.As(err, &ae) && notFoundCodes[ae.ErrorCode()]
+}
+
 // isClientError reports a 4xx answer other than throttling: Batch refused
 // the call and retrying the same call cannot help.
 func isClientError(err error) bool {
 	var re *awshttp.ResponseError
 	return errors.As(err, &re) && re.HTTPStatusCode() >= 400 && re.HTTPStatusCode() < 500 && !isThrottle(err)
+}
+
+// throttleNoter records whether any attempt of a call was throttled, which
+// the error of a call cut short by its deadline no longer says.
+type throttleNoter struct {
+	aws.RetryerV2
+	seen *atomic.Bool
+}
+
+func (t throttleNoter) IsErrorRetryable(err error) bool {
+	if isThrottle(err) {
+		t.seen.Store(true)
+	}
+	return t.RetryerV2.IsErrorRetryable(err)
+}
+
+// noteThrottling is a per-call option that sets seen when an attempt of the
+// call is throttled.
+func noteThrottling(seen *atomic.Bool) func(*batch.Options) {
+	return func(o *batch.Options) {
+		if r, ok := o.Retryer.(aws.RetryerV2); ok {
+			o.Retryer = throttleNoter{RetryerV2: r, seen: seen}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,7 +33,9 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 		return nil, invalid(ps)
 	}
 
-	existing, err := h.findExisting(ctx, pl.batchJobName, pl.token)
+	calls, lookup, cancel := h.budget(ctx)
+	defer cancel()
+	existing, err := h.findExisting(calls, pl.batchJobName, pl.token)
 	if err != nil {
 		return nil, upstream(fmt.Sprintf("look up job %q", pl.batchJobName), err)
 	}
@@ -41,7 +44,7 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 		return existing, nil
 	}
 
-	instanceType := h.chooseInstanceType(ctx, pl)
+	instanceType := h.chooseInstanceType(calls, pl)
 	pl.payload.ensure("ResourceConfig")["InstanceType"] = instanceType
 	payload := pl.payload.marshal()
 	if len(payload) > MaxPayloadBytes {
@@ -83,15 +86,20 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 		SchedulingPriority: sp,
 		InstanceType:       instanceType,
 	}
-	out, err := h.cfg.Batch.SubmitServiceJob(ctx, in)
+	var throttled atomic.Bool
+	out, err := h.cfg.Batch.SubmitServiceJob(calls, in, noteThrottling(&throttled))
 	if err != nil {
 		// A rejected repeat of the token, or a lost answer: the job may
-		// exist. Look again before reporting the failure.
-		if found := h.findAfterFailure(ctx, pl, err); found != nil {
+		// exist. Look again before reporting the failure, in the time kept
+		// for it after the calls' deadline.
+		if found := h.findAfterFailure(lookup, pl, err); found != nil {
 			return found, nil
 		}
 		if isClientError(err) && !isThrottle(err) {
 			return nil, &Error{Kind: KindUpstream, Message: fmt.Sprintf("AWS Batch refused job %q", pl.batchJobName), Err: err}
+		}
+		if throttled.Load() && calls.Err() != nil {
+			return nil, &Error{Kind: KindThrottled, Message: fmt.Sprintf("AWS Batch throttled submit job %q until the invocation's deadline was near; retry later with the same idempotencyKey", pl.batchJobName), Err: err}
 		}
 		return nil, upstream(fmt.Sprintf("submit job %q", pl.batchJobName), err)
 	}
@@ -173,8 +181,9 @@ func (h *Handler) findExisting(ctx context.Context, name, token string) (*Respon
 }
 
 // chooseInstanceType returns the first candidate with headroom for the job's
-// instances in the pool, according to the queue snapshot; the first
-// candidate when none has headroom (the job waits) or the snapshot fails.
+// instances according to the queue snapshot; the first candidate when none
+// has headroom (the job waits) or the snapshot fails. Headroom is
+// Headroom's.
 func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 	first := pl.candidates[0]
 	if len(pl.candidates) == 1 {
@@ -185,9 +194,8 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 		h.log.Warn("queue snapshot failed; using the first instance type", "instanceType", first, "error", err)
 		return first
 	}
-	used := UsedInstances(out)
 	for _, it := range pl.candidates {
-		if headroom := float64(h.cfg.Platform.PoolInstances(it)) - used[it]; headroom >= float64(pl.instanceCount) {
+		if headroom := Headroom(h.cfg.Platform, pl.team, it, out); headroom >= float64(pl.instanceCount) {
 			if it != first {
 				h.log.Info("instance type fallback", "chosen", it, "preferred", first, "headroom", headroom)
 			}
@@ -196,6 +204,47 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 	}
 	h.log.Info("no instance type has headroom; the job will wait", "instanceType", first)
 	return first
+}
+
+// Headroom is how many instances of instanceType a job of team could get
+// now, according to a queue snapshot.
+//
+// Fair-share mode, or quota mode when the snapshot has no per-share usage:
+// the pool's free instances (pool − in use by the queue).
+//
+// Quota mode with per-share usage (queueUtilization.quotaShareUtilization;
+// a share it does not list uses nothing): a team without a quota for the
+// type has none. Otherwise the team gets back its own quota whatever the
+// pool's state (Batch preempts borrowers to return it), and beyond its quota
+// it may borrow idle instances up to its borrow limit:
+//
+//	max(quota − used by team, min(limit − used by team, pool free))
+//
+// where limit is quota × (1 + borrowLimitPercent/100) for lend-and-borrow
+// (the pool when unlimited), the quota otherwise.
+func Headroom(p *platform.Platform, team platform.Team, instanceType string, snap *batch.GetJobQueueSnapshotOutput) float64 {
+	poolFree := float64(p.PoolInstances(instanceType)) - UsedInstances(snap)[instanceType]
+	if p.Scheduling.Mode == platform.ModeFairShare {
+		return poolFree
+	}
+	quota := float64(team.CapacityOf(instanceType))
+	if quota <= 0 {
+		return 0
+	}
+	shares, ok := ShareUsage(snap)
+	if !ok {
+		return poolFree
+	}
+	used := shares[team.Name][instanceType]
+	limit := quota
+	if team.Sharing == "" || team.Sharing == platform.StrategyLendAndBorrow {
+		if pct := team.BorrowLimit(); pct < 0 {
+			limit = float64(p.PoolInstances(instanceType))
+		} else {
+			limit = quota * (1 + float64(pct)/100)
+		}
+	}
+	return max(quota-used, min(limit-used, poolFree))
 }
 
 // UsedInstances reads the instances in use per instance type from a queue
@@ -209,6 +258,26 @@ func UsedInstances(out *batch.GetJobQueueSnapshotOutput) map[string]float64 {
 		used[aws.ToString(u.CapacityUnit)] += aws.ToFloat64(u.Quantity)
 	}
 	return used
+}
+
+// ShareUsage reads the instances in use per quota share and instance type
+// from a queue snapshot; ok is false when the snapshot has no per-share
+// breakdown.
+func ShareUsage(out *batch.GetJobQueueSnapshotOutput) (used map[string]map[string]float64, ok bool) {
+	if out == nil || out.QueueUtilization == nil || out.QueueUtilization.QuotaShareUtilization == nil {
+		return nil, false
+	}
+	used = map[string]map[string]float64{}
+	for _, s := range out.QueueUtilization.QuotaShareUtilization.TopCapacityUtilization {
+		name := aws.ToString(s.QuotaShareName)
+		if used[name] == nil {
+			used[name] = map[string]float64{}
+		}
+		for _, u := range s.CapacityUsage {
+			used[name][aws.ToString(u.CapacityUnit)] += aws.ToFloat64(u.Quantity)
+		}
+	}
+	return used, true
 }
 
 // describeResponse turns a described job into a Response. The class comes

@@ -127,7 +127,7 @@ func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, p
 	}
 
 	pl.tags = h.validateTags(&ps, req.Tags)
-	h.validateInstanceTypes(&ps, req.InstanceTypes)
+	h.validateInstanceTypes(&ps, req.InstanceTypes, team)
 	h.validateTrainingJob(&ps, &denied, pl, req, ok)
 	return pl, ps, denied
 }
@@ -157,12 +157,40 @@ func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]
 	return out
 }
 
-func (h *Handler) validateInstanceTypes(ps *problems, types []string) {
+// quotaMode reports whether the queue uses quota shares.
+func (h *Handler) quotaMode() bool {
+	return h.cfg.Platform.Scheduling.Mode != platform.ModeFairShare
+}
+
+// teamTypes lists the submission instance types team has a quota for, in
+// the platform's fallback order. In fair-share mode every type qualifies.
+func (h *Handler) teamTypes(team platform.Team) []string {
+	var out []string
+	for _, it := range h.cfg.Platform.Submission.InstanceTypes {
+		if !h.quotaMode() || team.CapacityOf(it) > 0 {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// checkTeamQuota adds a problem when, in quota mode, team (if known) has no
+// quota for instance type it: such a job could never run.
+func (h *Handler) checkTeamQuota(ps *problems, field, it string, team platform.Team) {
+	if !h.quotaMode() || team.Name == "" || team.CapacityOf(it) > 0 {
+		return
+	}
+	ps.addf(field, it, "an instance type team %s has a quota for (%s)", team.Name, strings.Join(h.teamTypes(team), ", "))
+}
+
+func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platform.Team) {
 	seen := map[string]bool{}
 	for i, it := range types {
 		f := fmt.Sprintf("instanceTypes[%d]", i)
 		if !h.allowed[it] {
 			ps.addf(f, it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+		} else {
+			h.checkTeamQuota(ps, f, it, team)
 		}
 		if seen[it] {
 			ps.add(f, it, "each instance type once")
@@ -232,6 +260,8 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 				ps.addf("trainingJob.ResourceConfig.InstanceType", it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
 			} else if len(req.InstanceTypes) > 0 && !contains(req.InstanceTypes, it) {
 				ps.addf("trainingJob.ResourceConfig.InstanceType", it, "one of instanceTypes (%s), or no value", strings.Join(req.InstanceTypes, ", "))
+			} else if len(req.InstanceTypes) == 0 {
+				h.checkTeamQuota(ps, "trainingJob.ResourceConfig.InstanceType", it, pl.team)
 			}
 		default:
 			ps.add("trainingJob.ResourceConfig.InstanceType", rawValue(valueKind(it)), "a string, or no value")
@@ -250,8 +280,13 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 		pl.candidates = req.InstanceTypes
 	case payloadType != "":
 		pl.candidates = []string{payloadType}
-	default:
+	case pl.team.Name == "":
 		pl.candidates = h.cfg.Platform.Submission.InstanceTypes
+	default:
+		pl.candidates = h.teamTypes(pl.team)
+		if len(pl.candidates) == 0 {
+			ps.addf("team", pl.team.Name, "a team with a quota for one of the submission instance types (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+		}
 	}
 
 	sc, isObj := tj.object("StoppingCondition")

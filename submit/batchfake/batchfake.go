@@ -32,8 +32,18 @@ import (
 // Fault is a scripted misbehaviour for one call.
 type Fault struct {
 	// Status answers with this HTTP status and no effect (429 is sent as
-	// TooManyRequestsException, 5xx as ServerException).
+	// TooManyRequestsException, 403 as AccessDeniedException, 5xx as
+	// ServerException) unless Code names another error code.
 	Status int
+	// Code is the error code sent with Status (X-Amzn-ErrorType).
+	Code string
+	// Release, when set, holds the call until the channel is closed; the
+	// call then takes effect even if the client has given up (a slow answer
+	// whose timing the test controls).
+	Release <-chan struct{}
+	// Done, when set, is closed once the call has been answered and
+	// recorded.
+	Done chan<- struct{}
 	// Delay holds the answer back; the call takes effect after the delay
 	// even if the client has given up (a slow answer).
 	Delay time.Duration
@@ -107,6 +117,7 @@ type Server struct {
 	calls     []Call
 	faults    map[string][]Fault
 	used      map[string]float64
+	shareUsed map[string]map[string]float64
 	limit     float64
 	tokensAt  time.Time
 	available float64
@@ -138,6 +149,16 @@ func (s *Server) SetUsed(used map[string]float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.used = used
+}
+
+// SetShareUsed sets the instances in use per quota share and instance type
+// that GetJobQueueSnapshot reports under
+// queueUtilization.quotaShareUtilization.topCapacityUtilization; nil
+// leaves the breakdown out of the answer.
+func (s *Server) SetShareUsed(used map[string]map[string]float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shareUsed = used
 }
 
 // Calls returns the requests received for op ("" for all).
@@ -191,14 +212,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	if fault.Done != nil {
+		defer close(fault.Done)
+	}
 	if fault.Delay > 0 {
 		time.Sleep(fault.Delay)
 	}
+	if fault.Release != nil {
+		<-fault.Release
+	}
 	if fault.Status != 0 {
 		s.record(call, fault.Status)
-		code := "ServerException"
-		if fault.Status == http.StatusTooManyRequests {
+		code := fault.Code
+		switch {
+		case code != "":
+		case fault.Status == http.StatusTooManyRequests:
 			code = "TooManyRequestsException"
+		case fault.Status == http.StatusForbidden:
+			code = "AccessDeniedException"
+		default:
+			code = "ServerException"
 		}
 		writeError(w, fault.Status, code, http.StatusText(fault.Status))
 		return
@@ -307,7 +340,29 @@ func (s *Server) do(op string, body []byte) (int, any) {
 		for _, t := range types {
 			usage = append(usage, map[string]any{"capacityUnit": t, "quantity": s.used[t]})
 		}
-		return http.StatusOK, map[string]any{"queueUtilization": map[string]any{"totalCapacityUsage": usage, "lastUpdatedAt": s.now().UnixMilli()}}
+		qu := map[string]any{"totalCapacityUsage": usage, "lastUpdatedAt": s.now().UnixMilli()}
+		if s.shareUsed != nil {
+			shares := make([]string, 0, len(s.shareUsed))
+			for name := range s.shareUsed {
+				shares = append(shares, name)
+			}
+			sort.Strings(shares)
+			top := []map[string]any{}
+			for _, name := range shares {
+				per := []map[string]any{}
+				types := make([]string, 0, len(s.shareUsed[name]))
+				for t := range s.shareUsed[name] {
+					types = append(types, t)
+				}
+				sort.Strings(types)
+				for _, t := range types {
+					per = append(per, map[string]any{"capacityUnit": t, "quantity": s.shareUsed[name][t]})
+				}
+				top = append(top, map[string]any{"quotaShareName": name, "capacityUsage": per})
+			}
+			qu["quotaShareUtilization"] = map[string]any{"topCapacityUtilization": top}
+		}
+		return http.StatusOK, map[string]any{"queueUtilization": qu}
 	}
 	return clientError("unsupported operation %s", op)
 }

@@ -1,0 +1,51 @@
+package submit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/trainq/trainq/metrics"
+)
+
+// count writes the request's metric line: metrics.JobsSubmitted under every
+// dimension set it lists when a job was created, metrics.SubmissionErrors
+// under both of its sets for an error answer, nothing otherwise (an
+// existing job answered again, describe, cancel, reprioritize).
+func (h *Handler) count(action string, resp *Response, err error) {
+	r := metrics.Record{Time: h.cfg.Now(), Dimensions: map[string]string{metrics.Queue: QueueName(h.cfg.JobQueue)}}
+	switch {
+	case err != nil:
+		kind := KindUpstream
+		var e *Error
+		if errors.As(err, &e) {
+			kind = e.Kind
+		}
+		r.Dimensions[metrics.ErrorType] = string(kind)
+		r.Add(metrics.SubmissionErrors, 1)
+	case resp != nil && !resp.Existing && (action == "" || action == ActionSubmit):
+		r.Dimensions[metrics.Class] = resp.Class
+		r.Dimensions[metrics.Team] = resp.Team
+		r.Properties = map[string]any{"jobId": resp.JobID, "instanceType": resp.InstanceType}
+		r.Add(metrics.JobsSubmitted, 1)
+	default:
+		return
+	}
+	line, encErr := r.Encode()
+	if encErr != nil {
+		h.log.Error("metric line not written", "error", encErr)
+		return
+	}
+	if _, werr := fmt.Fprintf(h.cfg.Metrics, "%s\n", line); werr != nil {
+		h.log.Error("metric line not written", "error", werr)
+	}
+}
+
+// QueueName is the name of a job queue given its ARN (the part after
+// "job-queue/"), or the value itself when it is no ARN.
+func QueueName(queue string) string {
+	if _, name, ok := strings.Cut(queue, ":job-queue/"); ok {
+		return name
+	}
+	return queue
+}
