@@ -88,6 +88,9 @@ type cmd struct {
 	region   string
 	class    string
 	output   string
+	// unqualified invokes the function without an alias (job commands,
+	// operators only).
+	unqualified bool
 	// positional describes the positional argument in usage.
 	positional string
 	examples   []string
@@ -219,9 +222,10 @@ func (c *cmd) jobFlags(action string) func() (submit.Request, error) {
 	c.positional = "JOB_ID"
 	var priority int
 	var reason string
+	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class (operators only: it may act on any class's jobs)")
 	switch action {
 	case submit.ActionDescribe:
-		c.examples = []string{"trainq status 4f2a9c1e-0000-4000-8000-000000000001", "trainq status --class research --output json JOB_ID"}
+		c.examples = []string{"trainq status --class research 4f2a9c1e-0000-4000-8000-000000000001", "trainq status --unqualified --output json JOB_ID"}
 	case submit.ActionCancel:
 		c.fs.StringVar(&reason, "reason", "", "why the job is cancelled (default: "+submit.DefaultCancelReason+")")
 		c.examples = []string{"trainq cancel --class research --reason 'wrong dataset' JOB_ID"}
@@ -232,6 +236,14 @@ func (c *cmd) jobFlags(action string) func() (submit.Request, error) {
 	return func() (submit.Request, error) {
 		if c.fs.NArg() != 1 {
 			return submit.Request{}, fmt.Errorf("want exactly one JOB_ID argument, got %d", c.fs.NArg())
+		}
+		switch {
+		case c.class == "" && !c.unqualified:
+			return submit.Request{}, errors.New("--class is required: it selects the function alias you may invoke " +
+				"(any class's alias may show a job; cancel and reprioritize need the job's own class), " +
+				"or --unqualified to invoke the function without an alias (operators only)")
+		case c.class != "" && c.unqualified:
+			return submit.Request{}, errors.New("--class and --unqualified exclude each other")
 		}
 		req := submit.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
 		if action == submit.ActionReprioritize {

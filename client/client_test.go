@@ -126,11 +126,13 @@ func TestJobCommandsSendTheirAction(t *testing.T) {
 		want      map[string]any
 		qualifier string
 	}{
-		{"status describes the job, unqualified without --class", "status", []string{"job-1"},
+		{"status describes the job unqualified when asked to", "status", []string{"--unqualified", "job-1"},
 			map[string]any{"action": "describe", "jobId": "job-1"}, ""},
+		{"status describes the job through a class alias", "status", []string{"--class", "sweep", "job-1"},
+			map[string]any{"action": "describe", "jobId": "job-1"}, "sweep"},
 		{"cancel sends the reason through the class alias", "cancel", []string{"--class", "research", "--reason", "oops", "job-1"},
 			map[string]any{"action": "cancel", "jobId": "job-1", "reason": "oops"}, "research"},
-		{"reprioritize sends the new priority", "reprioritize", []string{"--priority", "0", "job-1"},
+		{"reprioritize sends the new priority", "reprioritize", []string{"--unqualified", "--priority", "0", "job-1"},
 			map[string]any{"action": "reprioritize", "jobId": "job-1", "priority": 0.0}, ""},
 	}
 	for _, tt := range tests {
@@ -152,7 +154,7 @@ func TestJobCommandsSendTheirAction(t *testing.T) {
 
 func TestFunctionErrorsComeBackTyped(t *testing.T) {
 	fakeLambda(t, `{"errorType":"ValidationError","errorMessage":"invalid request (1 problem):\n  - team: got \"x\", want a team"}`, "ValidationError")
-	err := client.Run(context.Background(), "status", []string{"job-1"}, io.Discard, io.Discard)
+	err := client.Run(context.Background(), "status", []string{"--unqualified", "job-1"}, io.Discard, io.Discard)
 	var fe *client.FunctionError
 	if !errors.As(err, &fe) || fe.Type != "ValidationError" || !strings.Contains(fe.Message, "team") {
 		t.Fatalf("got %v, want a ValidationError FunctionError naming the team", err)
@@ -168,9 +170,12 @@ func TestUsageAndRefusalsBeforeAnyInvocation(t *testing.T) {
 	}{
 		{"-h prints usage and returns flag.ErrHelp", "submit", []string{"-h"}, flag.ErrHelp.Error()},
 		{"submit without a class is refused", "submit", []string{"--team", "t"}, "--class is required"},
-		{"status without a job id is refused", "status", nil, "exactly one JOB_ID"},
-		{"reprioritize without a priority is refused", "reprioritize", []string{"job-1"}, "--priority is required"},
-		{"an unknown output format is refused", "status", []string{"--output", "yaml", "job-1"}, "--output"},
+		{"status without a job id is refused", "status", []string{"--unqualified"}, "exactly one JOB_ID"},
+		{"reprioritize without a priority is refused", "reprioritize", []string{"--class", "research", "job-1"}, "--priority is required"},
+		{"an unknown output format is refused", "status", []string{"--unqualified", "--output", "yaml", "job-1"}, "--output"},
+		{"status without --class or --unqualified is refused rather than invoking unqualified", "status", []string{"job-1"}, "--class is required"},
+		{"cancel without --class or --unqualified is refused", "cancel", []string{"job-1"}, "--unqualified"},
+		{"--class and --unqualified together are refused", "cancel", []string{"--class", "research", "--unqualified", "job-1"}, "exclude each other"},
 		{"an unknown command is refused", "delete", nil, "unknown command"},
 	}
 	for _, tt := range tests {

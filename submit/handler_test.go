@@ -371,3 +371,33 @@ func TestLoadSettingsNamesEveryMissingSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultTrainingJobNameLeavesRoomForBatchsAttemptName(t *testing.T) {
+	fake := batchfake.New(0)
+	defer fake.Close()
+	h := newHandler(t, nil, fake, fastPolicy)
+	var req map[string]any
+	if err := json.Unmarshal(fixture(t, "submit-minimal.json"), &req); err != nil {
+		t.Fatal(err)
+	}
+	req["jobName"] = "a_very_long_job_name_for_a_multi_node_llama_finetune"
+	b, _ := json.Marshal(req)
+	if _, ferr := invoke(t, invocation("", "req-1"), h, b); ferr != nil {
+		t.Fatal(ferr.Message)
+	}
+	var payload struct{ TrainingJobName string }
+	if err := json.Unmarshal([]byte(submitted(t, fake)[0].ServiceRequestPayload), &payload); err != nil {
+		t.Fatal(err)
+	}
+	// Batch names each attempt "AWSBatch" + TrainingJobName + 32 hex
+	// digits; SageMaker allows 63 characters.
+	attempt := "AWSBatch" + payload.TrainingJobName + strings.Repeat("0", 32)
+	if len(attempt) > 63 {
+		t.Errorf("TrainingJobName %q gives attempt names of %d characters, over SageMaker's 63", payload.TrainingJobName, len(attempt))
+	}
+	// The first 14 characters (23 - 9 for "-" and the suffix), underscores
+	// made hyphens.
+	if m := suffixed.FindStringSubmatch(payload.TrainingJobName); m == nil || m[1] != "a-very-long-jo" {
+		t.Errorf("TrainingJobName %q, want a-very-long-jo plus '-' and 8 hex digits", payload.TrainingJobName)
+	}
+}

@@ -81,14 +81,29 @@ func (tj trainingJob) marshal() []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
+// Batch does not use TrainingJobName as is: its service-linked role may only
+// create training jobs named AWSBatch*, and each attempt's training job is
+// named "AWSBatch" + TrainingJobName + 32 hex digits (as the training job
+// ARNs in Batch's events and documentation show). SageMaker allows 63
+// characters, so a TrainingJobName longer than 63 - 8 - 32 = 23 characters
+// leaves an attempt's name over the limit.
+const (
+	batchTrainingJobPrefix    = "AWSBatch"
+	batchTrainingJobSuffixLen = 32
+	// MaxDefaultTrainingJobName is the longest TrainingJobName trainq
+	// derives: 63 - len("AWSBatch") - 32 = 23.
+	MaxDefaultTrainingJobName = 63 - len(batchTrainingJobPrefix) - batchTrainingJobSuffixLen
+)
+
 // defaultTrainingJobName derives a SageMaker training job name from the job
-// name and the idempotency suffix: deterministic, so a retried submission
-// carries the same name, and SageMaker itself refuses to start a second
-// training job of that name.
+// name and the idempotency suffix, at most MaxDefaultTrainingJobName
+// characters so that Batch's per-attempt name fits SageMaker's limit. It
+// only helps people find the job in SageMaker; it guards against nothing,
+// since Batch gives every attempt its own unique name.
 func defaultTrainingJobName(jobName, suffix string) string {
 	s := strings.ReplaceAll(jobName, "_", "-")
 	s = strings.TrimLeft(s, "-")
-	if most := 63 - 1 - len(suffix); len(s) > most {
+	if most := MaxDefaultTrainingJobName - 1 - len(suffix); len(s) > most {
 		s = s[:most]
 	}
 	s = strings.TrimRight(s, "-")

@@ -45,5 +45,8 @@ func build(ctx context.Context) (*submit.Handler, error) {
 		ExecutionRoleARN: s.ExecutionRoleARN,
 		Batch:            submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
 		Logger:           slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		// One EMF line per request in the function's log (CloudWatch
+		// extracts metrics.JobsSubmitted and metrics.SubmissionErrors).
+		Metrics: os.Stdout,
 	})
 }

@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "trace":
 		err = simcmd.Trace(rest, stdout, stderr)
 	case "validate":
-		err = validate(rest, stdout)
+		err = validate(rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -71,8 +71,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+const validateUsage = `Usage: trainq validate FILE…
+
+Check platform files (YAML or JSON) and list every problem of each.
+Exits 1 when a file is invalid.
+`
+
 // validate checks each platform file and lists every problem of each.
-func validate(files []string, stdout io.Writer) error {
+// -h, --help (or -help) prints usage; "--" ends the options, so that a file
+// named like a flag can still be checked.
+func validate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("trainq validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stdout, validateUsage) }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	files := fs.Args()
 	if len(files) == 0 {
 		return errors.New("no platform file given; usage: trainq validate FILE…")
 	}

@@ -43,3 +43,19 @@ func TestSubcommandHelpExitsZero(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateHelpPrintsUsage(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"validate", arg}, &out, &errOut)
+		if code != 0 {
+			t.Errorf("trainq validate %s: exit code %d, want 0\n%s", arg, code, errOut.String())
+		}
+		if !strings.Contains(out.String(), "Usage: trainq validate FILE") {
+			t.Errorf("trainq validate %s printed no usage:\n%s%s", arg, out.String(), errOut.String())
+		}
+		if strings.Contains(out.String()+errOut.String(), "no such file") {
+			t.Errorf("trainq validate %s read %q as a file:\n%s", arg, arg, errOut.String())
+		}
+	}
+}

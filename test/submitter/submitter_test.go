@@ -186,7 +186,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 			t.Errorf("answer %+v, want a job at scheduling priority 500", resp)
 		}
 		out.Reset()
-		if err := client.Run(context.Background(), "status", []string{"--function", "function", resp.JobID}, &out, os.Stderr); err != nil {
+		if err := client.Run(context.Background(), "status", []string{"--function", "function", "--unqualified", resp.JobID}, &out, os.Stderr); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), "SUBMITTED") {
