@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/trainq/trainq/client"
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/metrics/emftest"
 	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/submit/batchfake"
 	"github.com/trainq/trainq/test/submitter"
@@ -99,6 +101,25 @@ func invoke(t *testing.T, e *submitter.Emulator, payload []byte) answer {
 	return a
 }
 
+// emfData reads the data points of every EMF line (a JSON object with an
+// "_aws" member) in an emulator log, checking each against the EMF schema.
+func emfData(t *testing.T, log string) []metrics.Datum {
+	t.Helper()
+	var out []metrics.Datum
+	for _, line := range strings.Split(log, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "{") || !strings.Contains(line, `"_aws"`) {
+			continue
+		}
+		ds, err := emftest.ValidateLine([]byte(line))
+		if err != nil {
+			t.Fatalf("log line is not valid EMF: %v\n%s", err, line)
+		}
+		out = append(out, ds...)
+	}
+	return out
+}
+
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "submit", "testdata", name))
@@ -142,6 +163,29 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		}
 		if n := len(fake.Calls("")); n != before {
 			t.Errorf("%d Batch calls for a bad request, want none", n-before)
+		}
+	})
+
+	t.Run("the function's log holds one EMF line per request: the job submitted, the validation error", func(t *testing.T) {
+		// Both requests above have been answered; their lines were written
+		// before the answers but reach the log through a pipe: wait for
+		// them (bounded).
+		var ds []metrics.Datum
+		for i := 0; i < 200; i++ {
+			ds = emfData(t, e.Log())
+			if len(ds) >= 6 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		q := "Queue=trainq-training"
+		for _, key := range []string{
+			"trainq/JobsSubmitted{Class=research," + q + ",Team=search-ranking}",
+			"trainq/SubmissionErrors{ErrorType=ValidationError," + q + "}",
+		} {
+			if got := emftest.Values(ds)[key]; len(got) != 1 || got[0] != 1 {
+				t.Errorf("%s: got %v, want one line with value 1\nlog:\n%s", key, got, e.Log())
+			}
 		}
 	})
 
