@@ -2,8 +2,12 @@
 // and validates a request (collecting every problem at once), maps the class
 // to its scheduling-priority band and the team to its share, pins the
 // platform's SageMaker execution role, chooses an instance type with
-// headroom, and submits the job to AWS Batch idempotently. It also describes,
-// cancels and re-prioritizes jobs.
+// headroom (in quota mode, within the team's quota and borrow limit), and
+// submits the job to AWS Batch idempotently. It also describes, cancels and
+// re-prioritizes jobs. Every request writes one embedded-metric-format line
+// (metrics.JobsSubmitted or metrics.SubmissionErrors) to Config.Metrics, and
+// its Batch calls end Config.DeadlineMargin before the invocation's
+// deadline, so that the caller always gets a documented answer.
 //
 // The Lambda-specific edge is small: Handler implements lambda.Handler
 // (Invoke), reads the class alias from the invoked function ARN and turns
