@@ -58,9 +58,9 @@ var (
 // Problem is one thing wrong with a platform: the field, the value received
 // and what is allowed.
 type Problem struct {
-	Field   string
-	Value   string
-	Allowed string
+	Field   string `json:"field"`
+	Value   string `json:"value"`
+	Allowed string `json:"allowed"`
 }
 
 func (p Problem) String() string {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
+
+	"github.com/trainq/trainq/platform"
 )
 
 // Kind is the errorType of a failed invocation, part of the public contract.
@@ -27,16 +29,8 @@ const (
 )
 
 // Problem is one thing wrong with a request: the field, the value received
-// and what is allowed.
-type Problem struct {
-	Field   string `json:"field"`
-	Value   string `json:"value"`
-	Allowed string `json:"allowed"`
-}
-
-func (p Problem) String() string {
-	return fmt.Sprintf("%s: got %s, want %s", p.Field, p.Value, p.Allowed)
-}
+// and what is allowed, reported like a platform file's problems.
+type Problem = platform.Problem
 
 // problems collects every problem of a request.
 type problems []Problem
