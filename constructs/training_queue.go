@@ -27,7 +27,9 @@ type ITrainingQueue interface {
 	// GrantSubmit lets grantee submit service jobs to this queue and pass the
 	// execution role to SageMaker: exactly batch:SubmitServiceJob on the
 	// queue and iam:PassRole on the role with iam:PassedToService =
-	// sagemaker.amazonaws.com.
+	// sagemaker.amazonaws.com. A grantee that tags the jobs it submits also
+	// needs batch:TagResource on the account's service jobs, which this does
+	// not grant (trainq's submission function has it).
 	GrantSubmit(grantee awsiam.IGrantable) awsiam.Grant
 	// AddQuotaShare adds a quota share to a queue that uses quota shares.
 	AddQuotaShare(id string, props *QuotaShareProps) QuotaShare
