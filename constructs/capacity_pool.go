@@ -102,20 +102,7 @@ func validatePoolProps(props *CapacityPoolProps) error {
 	case len(props.InstanceTypes) == 0 && props.TotalInstances <= 0:
 		return fmt.Errorf("TotalInstances is %d and InstanceTypes is empty; set InstanceTypes or TotalInstances ≥ 1", props.TotalInstances)
 	}
-	seen := map[string]bool{}
-	for i, it := range props.InstanceTypes {
-		if !isInstanceType(it.InstanceType) {
-			return fmt.Errorf("InstanceTypes[%d].InstanceType is %q; want a SageMaker type such as ml.p5.48xlarge", i, it.InstanceType)
-		}
-		if seen[it.InstanceType] {
-			return fmt.Errorf("InstanceTypes[%d].InstanceType %q is listed twice; want each type once", i, it.InstanceType)
-		}
-		seen[it.InstanceType] = true
-		if it.Instances < 1 {
-			return fmt.Errorf("InstanceTypes[%d].Instances is %d; want at least 1", i, it.Instances)
-		}
-	}
-	return nil
+	return validateCapacities("InstanceTypes", props.InstanceTypes)
 }
 
 // capacityLimits is the CapacityLimits property: one per instance type for

@@ -119,18 +119,8 @@ func validateQuotaShareProps(props *QuotaShareProps) error {
 	if n := len(props.Capacity); n < 1 || n > platform.MaxCapacityLimitsPerShare {
 		return fmt.Errorf("Capacity has %d instance types; want 1 to %d", n, platform.MaxCapacityLimitsPerShare)
 	}
-	seen := map[string]bool{}
-	for i, c := range props.Capacity {
-		if !isInstanceType(c.InstanceType) {
-			return fmt.Errorf("Capacity[%d].InstanceType is %q; want a SageMaker type such as ml.p5.48xlarge", i, c.InstanceType)
-		}
-		if seen[c.InstanceType] {
-			return fmt.Errorf("Capacity[%d].InstanceType %q is listed twice; want each type once", i, c.InstanceType)
-		}
-		seen[c.InstanceType] = true
-		if c.Instances < 1 {
-			return fmt.Errorf("Capacity[%d].Instances is %d; want at least 1", i, c.Instances)
-		}
+	if err := validateCapacities("Capacity", props.Capacity); err != nil {
+		return err
 	}
 	switch props.Strategy {
 	case "", platform.StrategyReserve, platform.StrategyLend, platform.StrategyLendAndBorrow:

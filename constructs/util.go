@@ -74,3 +74,22 @@ func mustHavePlatformAndQueue(kind string, scope constructs.Construct, id string
 		panic(fmt.Sprintf("%s: %v", where, err))
 	}
 }
+
+// validateCapacities checks a list of per-type capacities named prop: each
+// a SageMaker instance type, listed once, with at least one instance.
+func validateCapacities(prop string, caps []InstanceCapacity) error {
+	seen := map[string]bool{}
+	for i, c := range caps {
+		if !isInstanceType(c.InstanceType) {
+			return fmt.Errorf("%s[%d].InstanceType is %q; want a SageMaker type such as ml.p5.48xlarge", prop, i, c.InstanceType)
+		}
+		if seen[c.InstanceType] {
+			return fmt.Errorf("%s[%d].InstanceType %q is listed twice; want each type once", prop, i, c.InstanceType)
+		}
+		seen[c.InstanceType] = true
+		if c.Instances < 1 {
+			return fmt.Errorf("%s[%d].Instances is %d; want at least 1", prop, i, c.Instances)
+		}
+	}
+	return nil
+}
