@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -138,7 +139,7 @@ func num(v float64) string {
 	if v == math.Trunc(v) {
 		return fmt.Sprintf("%.0f", v)
 	}
-	return fmt.Sprintf("%.2g", v)
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // seriesChart plots per-team utilization or per-class backlog over time (hours
