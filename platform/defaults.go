@@ -122,6 +122,10 @@ func (p *Platform) ApplyDefaults() {
 			m.MaxWaitSeconds[c.Name] = DefaultClassMaxWaitSeconds
 		}
 	}
+	if p.Training.AWSManagedImages == nil {
+		on := true
+		p.Training.AWSManagedImages = &on
+	}
 	if len(p.Submission.InstanceTypes) == 0 {
 		// Only well-formed types: a bad pool type is reported once, at the pool.
 		for _, pool := range p.Pools {

@@ -63,6 +63,8 @@ teams:
 				},
 				// The pool's types, in pool order.
 				Submission: Submission{InstanceTypes: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}},
+				// AWS's prebuilt images on; no S3, repositories, VPC or keys.
+				Training: Training{AWSManagedImages: ptr(true)},
 			},
 		},
 		{
@@ -95,6 +97,7 @@ teams:
 					LogRetentionDays:         30,
 				},
 				Submission: Submission{InstanceTypes: []string{"ml.p4d.24xlarge"}},
+				Training:   Training{AWSManagedImages: ptr(true)},
 			},
 		},
 		{
@@ -131,6 +134,7 @@ monitoring:
 					LogRetentionDays:         30,
 				},
 				Submission: Submission{InstanceTypes: []string{"ml.g5.48xlarge"}},
+				Training:   Training{AWSManagedImages: ptr(true)},
 			},
 		},
 	}
@@ -196,9 +200,19 @@ func TestExplicitValuesAreKept(t *testing.T) {
 			},
 		},
 		Training: Training{
-			S3Read:          []string{"s3://vision-datasets/coco", "s3://vision-datasets/openimages/v7"},
+			S3Read:          []string{"s3://vision-datasets/coco/", "s3://vision-datasets/openimages/v7/"},
 			S3Write:         []string{"s3://vision-checkpoints"},
 			ECRRepositories: []string{"vision/trainer", "vision/evaluator"},
+			// Written as false, kept as false.
+			AWSManagedImages: ptr(false),
+			VPC: &TrainingVPC{
+				Subnets:        []string{"subnet-0f1e2d3c4b5a69788", "subnet-1234abcd"},
+				SecurityGroups: []string{"sg-0fedcba9876543210"},
+			},
+			KMSKeys: []string{
+				"arn:aws:kms:eu-west-1:210987654321:key/0fedcba9-8765-4321-0fed-cba987654321",
+				"arn:aws:kms:eu-west-1:210987654321:key/mrk-0fedcba987654321fedcba9876543210",
+			},
 		},
 	}
 	got := mustParse(t, readTestdata(t, "quota.yaml"))

@@ -56,6 +56,19 @@ func TestParseAcceptsBoundaries(t *testing.T) {
 		{"a wait threshold of a week is accepted", quotaDoc, to("monitoring.maxWaitSeconds.sweep", 604800)},
 		{"a role ARN in another partition is accepted", quotaDoc, to("submission.submitters", []any{doc{"roleArn": "arn:aws-us-gov:iam::123456789012:role/ml/pipeline", "classes": []any{"sweep"}}})},
 		{"an S3 bucket without prefix is accepted", quotaDoc, to("training.s3Read", []any{"s3://datasets"})},
+		{"a whole S3 bucket with a trailing slash is accepted", quotaDoc, to("training.s3Write", []any{"s3://checkpoints/"})},
+		{"an S3 prefix with a trailing slash is accepted", quotaDoc, to("training.s3Read", []any{"s3://ml-datasets/search/"})},
+		{"one S3 object is accepted", quotaDoc, to("training.s3Read", []any{"s3://ml-datasets/search/vocab.txt"})},
+		{"the same S3 location may be read and written", quotaDoc, func(t testing.TB, d doc) {
+			set(t, d, "training.s3Read", []any{"s3://ml-checkpoints/search/"})
+			set(t, d, "training.s3Write", []any{"s3://ml-checkpoints/search/"})
+		}},
+		{"AWS's prebuilt images may be turned off", quotaDoc, to("training.awsManagedImages", false)},
+		{"16 subnets and 5 security groups are accepted", quotaDoc, to("training.vpc", doc{"subnets": subnets(16), "securityGroups": securityGroups(5)})},
+		{"one subnet and one security group of 8 hex digits are accepted", quotaDoc, to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d"}, "securityGroups": []any{"sg-0a1b2c3d"}})},
+		{"20 KMS keys are accepted", quotaDoc, to("training.kmsKeys", kmsKeys(20))},
+		{"a multi-Region KMS key is accepted", quotaDoc, to("training.kmsKeys", []any{"arn:aws:kms:us-east-2:111122223333:key/mrk-1234abcd12ab34cd56ef1234567890ab"})},
+		{"a KMS key in GovCloud is accepted", quotaDoc, to("training.kmsKeys", []any{"arn:aws-us-gov:kms:us-gov-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"})},
 		{"a namespaced ECR repository is accepted", quotaDoc, to("training.ecrRepositories", []any{"ml/trainer-v2"})},
 		{"failure alarms may be turned off with an empty list", quotaDoc, to("monitoring.failureAlarmClasses", []any{})},
 	}

@@ -57,3 +57,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseS3URI: no input makes ParseS3URI panic; a URI it accepts is
+// exactly its bucket and key put back together, its key has none of the
+// characters IAM or URLs read specially, and it is an object exactly when
+// the key does not end in "/".
+func FuzzParseS3URI(f *testing.F) {
+	for _, s := range []string{
+		"s3://ml-datasets/search/", "s3://ml-datasets", "s3://ml-datasets/", "s3://ml-datasets/search",
+		"s3://ml-datasets/a/b.txt", "s3://ml-datasets/%zz", "s3://ml-datasets/${aws:username}/",
+		"s3://192.168.5.4/", "s3://", "s3:///", "s3://ab//", "https://x/", "s3://a.b/../",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		loc, err := ParseS3URI(uri)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "S3 URI ") || !strings.Contains(err.Error(), ": want ") {
+				t.Fatalf("error %q does not name the URI and what is allowed", err)
+			}
+			return
+		}
+		rebuilt := "s3://" + loc.Bucket + "/" + loc.Key
+		if uri != rebuilt && !(loc.Key == "" && uri == "s3://"+loc.Bucket) {
+			t.Fatalf("ParseS3URI(%q) = %+v, which is %q", uri, loc, rebuilt)
+		}
+		if strings.ContainsAny(loc.Key, "*?$%#\\ ") {
+			t.Fatalf("ParseS3URI(%q) accepted key %q", uri, loc.Key)
+		}
+		if want := loc.Key != "" && !strings.HasSuffix(loc.Key, "/"); loc.Object != want {
+			t.Fatalf("ParseS3URI(%q).Object = %v, want %v", uri, loc.Object, want)
+		}
+	})
+}

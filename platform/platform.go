@@ -247,12 +247,37 @@ type Submitter struct {
 // Training lists what the SageMaker execution role may reach, beyond the
 // platform's own artifacts bucket.
 type Training struct {
-	// S3Read are s3://bucket/prefix URIs the jobs may read. Default: none.
-	S3Read []string `json:"s3Read,omitempty"`
-	// S3Write are s3://bucket/prefix URIs the jobs may read and write.
+	// S3Read are S3 locations the jobs may read: s3://bucket/ (the whole
+	// bucket), s3://bucket/prefix/ (a prefix, ending in "/") or
+	// s3://bucket/path/file.ext (one object); see ParseS3URI for the rules.
 	// Default: none.
+	S3Read []string `json:"s3Read,omitempty"`
+	// S3Write are S3 locations the jobs may read and write, written as in
+	// S3Read. Default: none.
 	S3Write []string `json:"s3Write,omitempty"`
 	// ECRRepositories are names of ECR repositories in the stack's account and
 	// region that hold training images. Default: none.
 	ECRRepositories []string `json:"ecrRepositories,omitempty"`
+	// AWSManagedImages lets jobs pull AWS's prebuilt training images (AWS Deep Learning Containers,
+	// which the SageMaker Python SDK picks by default) from AWS's ECR registries. Default: true.
+	AWSManagedImages *bool `json:"awsManagedImages,omitempty"`
+	// VPC runs the jobs in these subnets and security groups (SageMaker VpcConfig); the execution
+	// role then gets the EC2 network-interface permissions SageMaker documents. Default: none.
+	VPC *TrainingVPC `json:"vpc,omitempty"`
+	// KMSKeys are ARNs of KMS keys the jobs may use: SSE-KMS buckets, output, volume and checkpoint
+	// keys, encrypted repositories. Default: none.
+	KMSKeys []string `json:"kmsKeys,omitempty"`
+}
+
+// UsesAWSManagedImages reports whether AWSManagedImages is on (true when unset).
+func (t Training) UsesAWSManagedImages() bool {
+	return t.AWSManagedImages == nil || *t.AWSManagedImages
+}
+
+// TrainingVPC is where jobs run when they use a VPC.
+type TrainingVPC struct {
+	// Subnets are subnet IDs (subnet-0123abcd…), 1–16.
+	Subnets []string `json:"subnets"`
+	// SecurityGroups are security group IDs (sg-0123abcd…), 1–5.
+	SecurityGroups []string `json:"securityGroups"`
 }

@@ -49,10 +49,32 @@ var (
 	instanceTypePattern = regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`)
 	// roleARNPattern: a role name (with path) is at most 512 characters.
 	roleARNPattern = pattern{regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`), len("arn:aws-us-gov:iam::123456789012:role/") + 512}
-	// s3URIPattern: bucket names are 3-63 characters (checked in
-	// validateTraining).
-	s3URIPattern   = regexp.MustCompile(`^s3://[a-z0-9][a-z0-9.-]*[a-z0-9](/.*)?$`)
 	ecrRepoPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
+	// subnetIDPattern and securityGroupIDPattern: EC2 IDs are a prefix and 8
+	// (older) or 17 lowercase hex digits.
+	subnetIDPattern        = regexp.MustCompile(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
+	securityGroupIDPattern = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
+	// kmsKeyARNPattern: a key ARN in any partition, with KMS's Region pattern
+	// (https://docs.aws.amazon.com/kms/latest/APIReference/API_MultiRegionKey.html)
+	// and a key ID that is a UUID (1234abcd-12ab-34cd-56ef-1234567890ab) or,
+	// for a multi-Region key, mrk- and 32 hex digits
+	// (mrk-1234abcd12ab34cd56ef1234567890ab, as in the KMS API reference).
+	// Alias ARNs are refused: "To specify a KMS key in an IAM policy
+	// statement, you must use its key ARN"
+	// (https://docs.aws.amazon.com/kms/latest/developerguide/cmks-in-iam-policies.html).
+	kmsKeyARNPattern   = regexp.MustCompile(`^arn:aws[a-z-]*:kms:([a-z]+-){2,3}[0-9]+:[0-9]{12}:key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$`)
+	kmsAliasARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[^:]*:[^:]*:alias/`)
+)
+
+// Limits of the training section. SageMaker's VpcConfig takes 1 to 16
+// subnets and 1 to 5 security groups
+// (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_VpcConfig.html).
+// The number of KMS keys is trainq's own cap, which keeps the execution
+// role's policy small.
+const (
+	maxTrainingSubnets        = 16
+	maxTrainingSecurityGroups = 5
+	maxTrainingKMSKeys        = 20
 )
 
 // Problem is one thing wrong with a platform: the field, the value received
@@ -400,9 +422,8 @@ func (p *Platform) validateTraining(ps *Problems) {
 	t := p.Training
 	checkURIs := func(field string, uris []string) {
 		for i, u := range uris {
-			bucket, _, _ := strings.Cut(strings.TrimPrefix(u, "s3://"), "/")
-			if !s3URIPattern.MatchString(u) || strings.Contains(u, "*") || len(bucket) < 3 || len(bucket) > 63 {
-				ps.add(fmt.Sprintf("%s[%d]", field, i), u, "an s3://bucket/prefix URI without wildcards")
+			if _, allowed := parseS3URI(u); allowed != "" {
+				ps.add(fmt.Sprintf("%s[%d]", field, i), u, allowed)
 			}
 		}
 	}
@@ -412,6 +433,50 @@ func (p *Platform) validateTraining(ps *Problems) {
 		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern.MatchString(r) {
 			ps.add(fmt.Sprintf("training.ecrRepositories[%d]", i), r, "an ECR repository name such as ml/trainer")
 		}
+	}
+	if v := t.VPC; v != nil {
+		checkIDs(ps, "training.vpc.subnets", v.Subnets, maxTrainingSubnets, subnetIDPattern,
+			"subnet", "subnet-", "subnet-0a1b2c3d4e5f60718")
+		checkIDs(ps, "training.vpc.securityGroups", v.SecurityGroups, maxTrainingSecurityGroups, securityGroupIDPattern,
+			"security group", "sg-", "sg-0123456789abcdef0")
+	}
+	if n := len(t.KMSKeys); n > maxTrainingKMSKeys {
+		ps.addf("training.kmsKeys", fmt.Sprintf("%d keys", n), "at most %d KMS keys", maxTrainingKMSKeys)
+	}
+	seen := map[string]bool{}
+	for i, k := range t.KMSKeys {
+		f := fmt.Sprintf("training.kmsKeys[%d]", i)
+		switch {
+		case kmsAliasARNPattern.MatchString(k):
+			ps.add(f, k, "the ARN of the key itself (…:key/ID), not of an alias: IAM evaluates KMS permissions against the key ARN, so a grant on an alias ARN does not reach its key")
+		case !kmsKeyARNPattern.MatchString(k):
+			ps.add(f, k, "a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (the key ID is a UUID, or mrk- and 32 hex digits for a multi-Region key)")
+		case seen[k]:
+			ps.add(f, k, "each key once")
+		}
+		seen[k] = true
+	}
+}
+
+// checkIDs checks a list of 1 to max EC2 IDs of one kind (prefix, then 8 or
+// 17 hex digits), each once.
+func checkIDs(ps *Problems, field string, ids []string, max int, re *regexp.Regexp, kind, prefix, example string) {
+	switch {
+	case len(ids) == 0:
+		ps.addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", max, kind, example)
+	case len(ids) > max:
+		ps.addf(field, fmt.Sprintf("%d %ss", len(ids), kind), "at most %d %ss (SageMaker VpcConfig takes 1 to %d)", max, kind, max)
+	}
+	seen := map[string]bool{}
+	for i, id := range ids {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case !re.MatchString(id):
+			ps.addf(f, id, "a %s ID: %s then 8 or 17 lowercase hex digits, such as %s", kind, prefix, example)
+		case seen[id]:
+			ps.addf(f, id, "each %s once", kind)
+		}
+		seen[id] = true
 	}
 }
 

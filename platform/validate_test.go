@@ -46,6 +46,34 @@ func teamsOfOne(n int) []any {
 // sixTypes are six SageMaker training instance types.
 var sixTypes = []string{"ml.p5.48xlarge", "ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5e.48xlarge", "ml.g5.48xlarge", "ml.trn1.32xlarge"}
 
+// subnets returns n distinct subnet IDs subnet-00000000, subnet-00000001, …
+func subnets(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("subnet-%08x", i)
+	}
+	return out
+}
+
+// securityGroups returns n distinct security group IDs sg-00000000, …
+func securityGroups(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("sg-%08x", i)
+	}
+	return out
+}
+
+// kmsKeys returns n distinct KMS key ARNs of account 123456789012, whose key
+// IDs end in the key's number.
+func kmsKeys(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-%012x", i)
+	}
+	return out
+}
+
 // poolsOf returns pools of 40 instances of each type, and capacities of one
 // instance of each type.
 func poolsOf(types []string) (pools, capacity []any) {
@@ -514,17 +542,27 @@ var rejectCases = []rejectCase{
 	{
 		name: "an S3 read URI with a wildcard is refused",
 		base: quotaDoc, change: to("training.s3Read", []any{"s3://datasets/imagenet/*"}),
-		field: "training.s3Read[0]", value: "s3://datasets/imagenet/*", allowed: []string{"without wildcards"},
+		field: "training.s3Read[0]", value: "s3://datasets/imagenet/*", allowed: []string{"'*' is an IAM wildcard"},
 	},
 	{
 		name: "an S3 write location that is not an s3:// URI is refused",
 		base: quotaDoc, change: to("training.s3Write", []any{"https://checkpoints.s3.amazonaws.com/run"}),
-		field: "training.s3Write[0]", value: "https://checkpoints.s3.amazonaws.com/run", allowed: []string{"s3://bucket/prefix"},
+		field: "training.s3Write[0]", value: "https://checkpoints.s3.amazonaws.com/run", allowed: []string{"s3://bucket/prefix/"},
 	},
 	{
 		name: "an S3 bucket name with capitals is refused",
-		base: quotaDoc, change: to("training.s3Write", []any{"s3://Checkpoints/run"}),
-		field: "training.s3Write[0]", value: "s3://Checkpoints/run", allowed: []string{"s3://bucket/prefix"},
+		base: quotaDoc, change: to("training.s3Write", []any{"s3://Checkpoints/run/"}),
+		field: "training.s3Write[0]", value: "s3://Checkpoints/run/", allowed: []string{"lowercase letters", "'C'"},
+	},
+	{
+		name: "a read prefix without a trailing slash is refused with the prefix suggested",
+		base: quotaDoc, change: to("training.s3Read", []any{"s3://ml-datasets/search"}),
+		field: "training.s3Read[0]", value: "s3://ml-datasets/search", allowed: []string{"s3://ml-datasets/search/ for the prefix"},
+	},
+	{
+		name: "the second write URI is named by its index",
+		base: quotaDoc, change: to("training.s3Write", []any{"s3://ml-checkpoints/search/", "s3://ml-checkpoints/%zz/"}),
+		field: "training.s3Write[1]", value: "s3://ml-checkpoints/%zz/", allowed: []string{"never percent-decoded"},
 	},
 	{
 		name: "an ECR repository name with capitals is refused",
@@ -535,6 +573,99 @@ var rejectCases = []rejectCase{
 		name: "a one-character ECR repository name is refused (ECR wants 2 to 256)",
 		base: quotaDoc, change: to("training.ecrRepositories", []any{"a"}),
 		field: "training.ecrRepositories[0]", value: "a", allowed: []string{"ECR repository name"},
+	},
+	{
+		name: "a string where awsManagedImages goes is refused",
+		base: quotaDoc, change: to("training.awsManagedImages", "yes please"),
+		field: "training.awsManagedImages", value: "yes please", allowed: []string{"true or false"},
+	},
+	{
+		name: "a VPC without subnets is refused",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{}, "securityGroups": []any{"sg-0123456789abcdef0"}}),
+		field: "training.vpc.subnets", value: "[]", allowed: []string{"1 to 16 subnet IDs", "subnet-0a1b2c3d4e5f60718"},
+	},
+	{
+		name: "a VPC without security groups is refused",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d4e5f60718"}}),
+		field: "training.vpc.securityGroups", value: "[]", allowed: []string{"1 to 5 security group IDs"},
+	},
+	{
+		name: "17 subnets are refused (SageMaker takes 16)",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": subnets(17), "securityGroups": []any{"sg-0123456789abcdef0"}}),
+		field: "training.vpc.subnets", value: "17 subnets", allowed: []string{"at most 16 subnets"},
+	},
+	{
+		name: "6 security groups are refused (SageMaker takes 5)",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d4e5f60718"}, "securityGroups": securityGroups(6)}),
+		field: "training.vpc.securityGroups", value: "6 security groups", allowed: []string{"at most 5 security groups"},
+	},
+	{
+		name: "a subnet ID of 10 hex digits is refused (8 or 17)",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d4e"}, "securityGroups": []any{"sg-0123456789abcdef0"}}),
+		field: "training.vpc.subnets[0]", value: "subnet-0a1b2c3d4e", allowed: []string{"subnet- then 8 or 17 lowercase hex digits"},
+	},
+	{
+		name: "a subnet ID in capitals is refused",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0A1B2C3D"}, "securityGroups": []any{"sg-0123456789abcdef0"}}),
+		field: "training.vpc.subnets[0]", value: "subnet-0A1B2C3D", allowed: []string{"lowercase hex digits"},
+	},
+	{
+		name: "a security group name where its ID goes is refused",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d4e5f60718"}, "securityGroups": []any{"training-jobs"}}),
+		field: "training.vpc.securityGroups[0]", value: "training-jobs", allowed: []string{"sg- then 8 or 17 lowercase hex digits", "sg-0123456789abcdef0"},
+	},
+	{
+		name: "a subnet listed twice is refused at its second place",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d", "subnet-1a2b3c4d", "subnet-0a1b2c3d"}, "securityGroups": []any{"sg-01234567"}}),
+		field: "training.vpc.subnets[2]", value: "subnet-0a1b2c3d", allowed: []string{"each subnet once"},
+	},
+	{
+		name: "a security group listed twice is refused at its second place",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d"}, "securityGroups": []any{"sg-01234567", "sg-01234567"}}),
+		field: "training.vpc.securityGroups[1]", value: "sg-01234567", allowed: []string{"each security group once"},
+	},
+	{
+		name: "an unknown key in the VPC is named with the keys that are allowed",
+		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d"}, "securityGroups": []any{"sg-01234567"}, "vpcId": "vpc-01234567"}),
+		field: "training.vpc.vpcId", value: "unknown key", allowed: []string{"securityGroups", "subnets"},
+	},
+	{
+		name: "a KMS alias ARN is refused: IAM grants on KMS actions name the key ARN",
+		base: quotaDoc, change: to("training.kmsKeys", []any{"arn:aws:kms:us-east-1:123456789012:alias/training"}),
+		field: "training.kmsKeys[0]", value: "alias/training", allowed: []string{"not of an alias", "key ARN"},
+	},
+	{
+		name: "a bare KMS key ID is refused",
+		base: quotaDoc, change: to("training.kmsKeys", []any{"1234abcd-12ab-34cd-56ef-1234567890ab"}),
+		field: "training.kmsKeys[0]", value: "1234abcd-12ab-34cd-56ef-1234567890ab", allowed: []string{"a KMS key ARN such as arn:aws:kms:"},
+	},
+	{
+		name: "a multi-Region key ID with 31 hex digits is refused",
+		base: quotaDoc, change: to("training.kmsKeys", []any{"arn:aws:kms:us-east-1:123456789012:key/mrk-1234abcd12ab34cd56ef1234567890a"}),
+		field: "training.kmsKeys[0]", value: "mrk-1234abcd12ab34cd56ef1234567890a", allowed: []string{"mrk- and 32 hex digits"},
+	},
+	{
+		name: "a KMS key ARN with an 11-digit account is refused",
+		base: quotaDoc, change: to("training.kmsKeys", []any{"arn:aws:kms:us-east-1:12345678901:key/1234abcd-12ab-34cd-56ef-1234567890ab"}),
+		field: "training.kmsKeys[0]", value: "12345678901", allowed: []string{"a KMS key ARN"},
+	},
+	{
+		name: "an ARN of another service where a KMS key goes is refused",
+		base: quotaDoc, change: to("training.kmsKeys", []any{"arn:aws:s3:::ml-datasets"}),
+		field: "training.kmsKeys[0]", value: "arn:aws:s3:::ml-datasets", allowed: []string{"a KMS key ARN"},
+	},
+	{
+		name: "a KMS key listed twice is refused at its second place",
+		base: quotaDoc, change: to("training.kmsKeys", []any{
+			"arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+			"arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+		}),
+		field: "training.kmsKeys[1]", value: "1234abcd-12ab-34cd-56ef-1234567890ab", allowed: []string{"each key once"},
+	},
+	{
+		name: "21 KMS keys are refused",
+		base: quotaDoc, change: to("training.kmsKeys", kmsKeys(21)),
+		field: "training.kmsKeys", value: "21 keys", allowed: []string{"at most 20 KMS keys"},
 	},
 
 	// Values of the wrong type.
