@@ -270,6 +270,30 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 	if p.Scheduling.Mode != ModeQuota {
 		t.Errorf("example mode = %q, want quota (the default and the reference setup)", p.Scheduling.Mode)
 	}
+	// Tests of other packages rely on these example values.
+	wantTraining := Training{
+		S3Read:           []string{"s3://ml-datasets/search/"},
+		S3Write:          []string{"s3://ml-checkpoints/search/"},
+		ECRRepositories:  []string{"ml/trainer"},
+		AWSManagedImages: ptr(true),
+		VPC: &TrainingVPC{
+			Subnets:        []string{"subnet-0a1b2c3d4e5f60718", "subnet-1a2b3c4d5e6f70819"},
+			SecurityGroups: []string{"sg-0123456789abcdef0"},
+		},
+		KMSKeys: []string{"arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"},
+	}
+	if diff := cmp.Diff(wantTraining, p.Training); diff != "" {
+		t.Errorf("example training section (-want +got):\n%s", diff)
+	}
+	// Its header's promise: the reference setup plus the optional examples.
+	// Without alarm e-mails, submitters and training access it is the
+	// embedded default.
+	p.Monitoring.AlarmEmails = nil
+	p.Submission.Submitters = nil
+	p.Training = Training{AWSManagedImages: ptr(true)}
+	if diff := cmp.Diff(Default(), p); diff != "" {
+		t.Errorf("example without its optional examples differs from the embedded default (-default +example):\n%s", diff)
+	}
 }
 
 // TestReferenceDocumentsEveryField: docs/platform.md names every field of
@@ -285,7 +309,7 @@ func TestReferenceDocumentsEveryField(t *testing.T) {
 			t.Errorf("docs/platform.md does not document `%s`", name)
 		}
 	}
-	for _, limit := range []string{"20", "0.0001", "999.9999", "604800", "0–99", "0–9999", "0–1000", "2419200"} {
+	for _, limit := range []string{"20", "0.0001", "999.9999", "604800", "0–99", "0–9999", "0–1000", "2419200", "1–16", "1–5", "1024"} {
 		if !strings.Contains(doc, limit) {
 			t.Errorf("docs/platform.md does not state the limit %s", limit)
 		}

@@ -458,14 +458,14 @@ func (p *Platform) validateTraining(ps *Problems) {
 	}
 }
 
-// checkIDs checks a list of 1 to max EC2 IDs of one kind (prefix, then 8 or
-// 17 hex digits), each once.
-func checkIDs(ps *Problems, field string, ids []string, max int, re *regexp.Regexp, kind, prefix, example string) {
+// checkIDs checks a list of 1 to limit EC2 IDs of one kind (prefix, then 8
+// or 17 hex digits), each once.
+func checkIDs(ps *Problems, field string, ids []string, limit int, re *regexp.Regexp, kind, prefix, example string) {
 	switch {
 	case len(ids) == 0:
-		ps.addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", max, kind, example)
-	case len(ids) > max:
-		ps.addf(field, fmt.Sprintf("%d %ss", len(ids), kind), "at most %d %ss (SageMaker VpcConfig takes 1 to %d)", max, kind, max)
+		ps.addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", limit, kind, example)
+	case len(ids) > limit:
+		ps.addf(field, fmt.Sprintf("%d %ss", len(ids), kind), "at most %d %ss (SageMaker VpcConfig takes 1 to %d)", limit, kind, limit)
 	}
 	seen := map[string]bool{}
 	for i, id := range ids {
