@@ -41,7 +41,7 @@ func TestAnswersBeforeTheInvocationDeadline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			undo := tt.setup(fake)
 			defer undo()

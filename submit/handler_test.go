@@ -10,7 +10,6 @@ import (
 
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 // wire is the part of a SubmitServiceJob request a good fixture pins down.
@@ -108,7 +107,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			fake.SetUsed(tt.used)
 			h := newHandler(t, nil, fake, fastPolicy)
@@ -223,6 +222,14 @@ func TestSubmitBadRequests(t *testing.T) {
 			wantFields: []string{"request"},
 		},
 		{
+			// SageMaker's model requires TrainingInputMode (Pipe, File or
+			// FastFile) and S3OutputPath.
+			name:       "a payload without the members SageMaker requires is refused",
+			fixture:    "bad-sagemaker-required.json",
+			wantType:   "ValidationError",
+			wantFields: []string{"trainingJob.AlgorithmSpecification.TrainingInputMode", "trainingJob.OutputDataConfig.S3OutputPath"},
+		},
+		{
 			name:       "a payload naming another execution role is forbidden",
 			fixture:    "bad-role.json",
 			wantType:   "Forbidden",
@@ -253,7 +260,7 @@ func TestSubmitBadRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			_, ferr := invoke(t, invocation(tt.alias, "req-1"), h, fixture(t, tt.fixture))
@@ -274,7 +281,7 @@ func TestSubmitBadRequests(t *testing.T) {
 }
 
 func TestProblemMessagesNameValueAndAllowed(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	_, ferr := invoke(t, invocation("", "req-1"), h, fixture(t, "bad-everything.json"))
@@ -290,7 +297,7 @@ func TestProblemMessagesNameValueAndAllowed(t *testing.T) {
 }
 
 func TestOversizePayloadIsRefused(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	var req map[string]any
@@ -318,10 +325,10 @@ teams: [{name: vision, weight: 1}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, p, fake, fastPolicy)
-	req := `{"jobName":"resnet","team":"vision","class":"sweep","trainingJob":{"AlgorithmSpecification":{},"OutputDataConfig":{}}}`
+	req := `{"jobName":"resnet","team":"vision","class":"sweep","trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}}`
 	// The request has no ResourceConfig: trainq fills the one pool type
 	// and one instance.
 	if _, ferr := invoke(t, invocation("", "req-1"), h, []byte(req)); ferr != nil {
@@ -345,7 +352,7 @@ teams: [{name: vision, weight: 1}]
 func TestVersionQualifiersAreUnqualified(t *testing.T) {
 	for _, q := range []string{"$LATEST", "7"} {
 		t.Run("qualifier "+q+" takes the class from the payload", func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			resp, ferr := invoke(t, invocation(q, "req-1"), h, fixture(t, "submit-minimal.json"))
@@ -373,7 +380,7 @@ func TestLoadSettingsNamesEveryMissingSetting(t *testing.T) {
 }
 
 func TestDefaultTrainingJobNameLeavesRoomForBatchsAttemptName(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	var req map[string]any

@@ -154,3 +154,12 @@ func snapshot(used map[string]float64, shares map[string]map[string]float64) *ba
 	}
 	return &batch.GetJobQueueSnapshotOutput{QueueUtilization: qu}
 }
+
+// newFake starts a fake Batch endpoint labelled with the test's name, so
+// that the check against AWS's service models (TestMain) names the test that
+// sent a faulty request. Close it when done.
+func newFake(t testing.TB) *batchfake.Server {
+	fake := batchfake.New(0)
+	fake.SetLabel(t.Name())
+	return fake
+}

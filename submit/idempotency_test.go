@@ -79,7 +79,7 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			fake.Script("SubmitServiceJob", tt.faults...)
 			fake.Script("ListServiceJobs", tt.listFaults...)
@@ -104,7 +104,7 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 }
 
 func TestThrottledWhenRetriesAreSpentThenTheSameKeySucceeds(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	// fastPolicy makes 4 attempts.
 	fake.Script("SubmitServiceJob", batchfake.Throttle, batchfake.Throttle, batchfake.Throttle, batchfake.Throttle)
@@ -131,7 +131,7 @@ func TestThrottledWhenRetriesAreSpentThenTheSameKeySucceeds(t *testing.T) {
 }
 
 func TestSlowAnswerIsRetriedWithoutDuplicate(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	// The first attempt is held at the fake until the function has answered:
 	// the client gives up on it after the attempt timeout and retries, and
@@ -183,7 +183,7 @@ func TestRepeatedInvocationReturnsTheExistingJob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			first, ferr := invoke(t, invocation("", tt.first), h, fixture(t, tt.fixture))
@@ -213,7 +213,7 @@ func TestRepeatedInvocationReturnsTheExistingJob(t *testing.T) {
 }
 
 func TestIdempotencyKeysAreScopedToTheTeam(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	var req map[string]any

@@ -25,7 +25,7 @@ func submitOne(t *testing.T, h *submit.Handler) submit.Response {
 }
 
 func TestDescribeReturnsWhatWasSubmitted(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	sub := submitOne(t, h)
@@ -100,7 +100,7 @@ func TestCancelAndReprioritize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			sub := submitOne(t, h)
@@ -139,7 +139,7 @@ func TestManageRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			_, ferr := invoke(t, invocation("", "req-1"), h, []byte(tt.request))
@@ -180,7 +180,7 @@ func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			sub := submitOne(t, h)
@@ -217,7 +217,7 @@ func TestDescribeErrorsOtherThanNotFoundAreUpstream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			fake.Script("DescribeServiceJob", tt.fault)
 			h := newHandler(t, nil, fake, fastPolicy)
@@ -233,7 +233,7 @@ func TestDescribeErrorsOtherThanNotFoundAreUpstream(t *testing.T) {
 }
 
 func TestJobIDMessageDescribesThePattern(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	// A job ARN is accepted (it passes the pattern and reaches Batch, which

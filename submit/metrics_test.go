@@ -52,7 +52,7 @@ func TestOneMetricLinePerRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			if tt.throttle {
 				// fastPolicy makes 4 attempts.
@@ -82,7 +82,7 @@ func TestOneMetricLinePerRequest(t *testing.T) {
 }
 
 func TestSubmittedMetricsUseEveryDeclaredDimensionSet(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	var out bytes.Buffer
 	h := newHandlerWith(t, nil, fake, fastPolicy, func(c *submit.Config) { c.Metrics = &out })
@@ -96,7 +96,7 @@ func TestSubmittedMetricsUseEveryDeclaredDimensionSet(t *testing.T) {
 }
 
 func TestAnswersThatCreateNoJobCountNothing(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	var out bytes.Buffer
 	h := newHandlerWith(t, nil, fake, fastPolicy, func(c *submit.Config) { c.Metrics = &out })

@@ -8,7 +8,6 @@ import (
 
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 // quotaPlatform: vision has quotas for p5 (8) and p4d (10) and may borrow
@@ -33,7 +32,7 @@ submission: {instanceTypes: [ml.g5.48xlarge, ml.p5.48xlarge, ml.p4d.24xlarge]}
 
 // visionJob asks for 2 instances of whatever type trainq chooses.
 const visionJob = `{"jobName":"vit","team":"vision","class":"research",` +
-	`"trainingJob":{"AlgorithmSpecification":{},"OutputDataConfig":{},"ResourceConfig":{"InstanceCount":2}}}`
+	`"trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"},"ResourceConfig":{"InstanceCount":2}}}`
 
 func mustParse(t *testing.T, yaml string) *platform.Platform {
 	t.Helper()
@@ -86,7 +85,7 @@ func TestInstanceTypeFallbackFollowsTheTeamsQuota(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			fake.SetUsed(tt.used)
 			fake.SetShareUsed(tt.shares)
@@ -110,18 +109,18 @@ func TestInstanceTypesWithoutTeamQuotaAreRefused(t *testing.T) {
 	}{
 		{
 			name:    "a requested fallback type the team has no quota for",
-			request: `{"jobName":"vit","team":"vision","class":"research","instanceTypes":["ml.p5.48xlarge","ml.g5.48xlarge"],"trainingJob":{"AlgorithmSpecification":{},"OutputDataConfig":{}}}`,
+			request: `{"jobName":"vit","team":"vision","class":"research","instanceTypes":["ml.p5.48xlarge","ml.g5.48xlarge"],"trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}}`,
 			want:    `instanceTypes[1]: got "ml.g5.48xlarge", want an instance type team vision has a quota for (ml.p5.48xlarge, ml.p4d.24xlarge)`,
 		},
 		{
 			name:    "a payload instance type the team has no quota for",
-			request: `{"jobName":"vit","team":"vision","class":"research","trainingJob":{"AlgorithmSpecification":{},"OutputDataConfig":{},"ResourceConfig":{"InstanceType":"ml.g5.48xlarge"}}}`,
+			request: `{"jobName":"vit","team":"vision","class":"research","trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"},"ResourceConfig":{"InstanceType":"ml.g5.48xlarge"}}}`,
 			want:    `trainingJob.ResourceConfig.InstanceType: got "ml.g5.48xlarge", want an instance type team vision has a quota for (ml.p5.48xlarge, ml.p4d.24xlarge)`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := batchfake.New(0)
+			fake := newFake(t)
 			defer fake.Close()
 			h := newHandler(t, mustParse(t, quotaPlatform), fake, fastPolicy)
 			_, ferr := invoke(t, invocation("", "req-1"), h, []byte(tt.request))
@@ -145,7 +144,7 @@ scheduling: {mode: fairshare}
 teams: [{name: vision, weight: 1}]
 submission: {instanceTypes: [ml.p5.48xlarge, ml.p4d.24xlarge]}
 `)
-	fake := batchfake.New(0)
+	fake := newFake(t)
 	defer fake.Close()
 	// p5: 4-3 = 1 free < 2: p4d (8 free).
 	fake.SetUsed(map[string]float64{"ml.p5.48xlarge": 3})

@@ -213,9 +213,14 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 		return
 	}
 	pl.payload = tj
-	for _, k := range []string{"AlgorithmSpecification", "OutputDataConfig"} {
-		if m, isObj := tj.object(k); !isObj || m == nil {
-			ps.add("trainingJob."+k, rawValue(valueKind(tj[k])), "an object (SageMaker requires it)")
+	for _, r := range requiredMembers {
+		m, isObj := tj.object(r.object)
+		if !isObj || m == nil {
+			ps.add("trainingJob."+r.object, rawValue(valueKind(tj[r.object])), "an object (SageMaker requires it)")
+			continue
+		}
+		if v, ok := m[r.member].(string); !ok || !r.valid(v) {
+			ps.add("trainingJob."+r.object+"."+r.member, rawValue(valueKind(m[r.member])), r.allowed)
 		}
 	}
 
@@ -325,6 +330,26 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 	if n := len(tj.marshal()); n > MaxPayloadBytes {
 		ps.addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
 	}
+}
+
+// requiredMembers are the members SageMaker's model of CreateTrainingJob
+// requires in the objects it requires (AlgorithmSpecification,
+// OutputDataConfig), with the values the model allows: a payload without
+// them would be queued, then refused by SageMaker when the job starts.
+var requiredMembers = []struct {
+	object, member, allowed string
+	valid                   func(string) bool
+}{
+	{"AlgorithmSpecification", "TrainingInputMode", "Pipe, File or FastFile (SageMaker requires it)", func(s string) bool {
+		return s == "Pipe" || s == "File" || s == "FastFile"
+	}},
+	{"OutputDataConfig", "S3OutputPath", "an s3:// or https:// URI of at most 1024 characters (SageMaker requires it)", func(s string) bool {
+		rest, ok := strings.CutPrefix(s, "s3://")
+		if !ok {
+			rest, ok = strings.CutPrefix(s, "https://")
+		}
+		return ok && rest != "" && rest[0] != '/' && len(s) <= 1024
+	}},
 }
 
 // valueKind names a decoded JSON value for a message.

@@ -1,10 +1,12 @@
 // Package batchfake is a local AWS Batch endpoint for tests and benchmarks:
-// the service-job operations the submission function uses, on the REST-JSON
-// wire format the AWS SDK speaks, with every request recorded so that tests
-// can check what went over the wire. It models what the Batch API reference
-// documents and can misbehave on demand: throttling (a submissions-per-second
-// limit, or scripted), 500s, slow answers and answers lost after the job was
-// created.
+// the service-job operations the submission function uses (and TagResource
+// on service jobs), on the REST-JSON wire format the AWS SDK speaks, with
+// every request recorded so that tests can check what went over the wire
+// (RecordAll collects the requests of every server of a test binary, e.g.
+// for a check against AWS's service models). It models what the Batch API
+// reference documents and can misbehave on demand: throttling (a
+// submissions-per-second limit, or scripted), 500s, slow answers and answers
+// lost after the job was created.
 //
 // Idempotency model: a SubmitServiceJob repeating an earlier clientToken with
 // an identical request is rejected with a ClientException (400), as the API
@@ -22,6 +24,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -63,11 +66,24 @@ var (
 
 // Call is one request received.
 type Call struct {
-	Op     string
+	// Op is the operation the path names ("" when it names none, answered
+	// 404).
+	Op string
+	// Method and Path are the request's, the path escaped as on the wire.
+	Method, Path string
+	// PathParams are the path's labels, decoded (TagResource's
+	// resourceArn).
+	PathParams map[string]string
+	// Query holds the query-string parameters, if any.
+	Query map[string][]string
+	// Body is the request body as received (JSON for every operation).
 	Body   json.RawMessage
 	Header http.Header
 	// Answer is the HTTP status sent.
 	Answer int
+	// Label is the label of the server that received the call (see
+	// SetLabel), filled in by Recorded.
+	Label string
 }
 
 // SubmitRequest is SubmitServiceJob's request body as the wire carries it.
@@ -112,6 +128,7 @@ type Server struct {
 	*httptest.Server
 
 	mu        sync.Mutex
+	label     string
 	jobs      []*Job
 	tokens    map[string]SubmitRequest
 	calls     []Call
@@ -133,7 +150,56 @@ func New(submitsPerSecond float64) *Server {
 		limit: submitsPerSecond, available: submitsPerSecond, now: time.Now}
 	s.tokensAt = s.now()
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	all.mu.Lock()
+	if all.on {
+		all.servers = append(all.servers, s)
+	}
+	all.mu.Unlock()
 	return s
+}
+
+// all is the process-wide record that RecordAll turns on.
+var all struct {
+	mu      sync.Mutex
+	on      bool
+	servers []*Server
+}
+
+// RecordAll makes every Server created from now on part of the record that
+// Recorded returns. A test binary calls it in TestMain, before m.Run, to
+// check every request its tests sent; servers are then kept until the
+// process ends, so load tests should not call it.
+func RecordAll() {
+	all.mu.Lock()
+	defer all.mu.Unlock()
+	all.on = true
+}
+
+// Recorded returns the calls received by every Server created since
+// RecordAll, server by server in order of creation, each call in order of
+// answer and carrying its server's label.
+func Recorded() []Call {
+	all.mu.Lock()
+	servers := append([]*Server(nil), all.servers...)
+	all.mu.Unlock()
+	var out []Call
+	for _, s := range servers {
+		s.mu.Lock()
+		for _, c := range s.calls {
+			c.Label = s.label
+			out = append(out, c)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// SetLabel names the server (e.g. after the test that uses it) in the
+// calls Recorded returns.
+func (s *Server) SetLabel(label string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.label = label
 }
 
 // Script queues faults for the next calls of op (e.g. "SubmitServiceJob").
@@ -161,7 +227,8 @@ func (s *Server) SetShareUsed(used map[string]map[string]float64) {
 	s.shareUsed = used
 }
 
-// Calls returns the requests received for op ("" for all).
+// Calls returns the requests received for op ("" for all, including those
+// to paths that name no operation), in order of answer.
 func (s *Server) Calls(op string) []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -185,24 +252,64 @@ func (s *Server) Jobs() []Job {
 	return out
 }
 
-var ops = map[string]string{
-	"/v1/submitservicejob":    "SubmitServiceJob",
-	"/v1/describeservicejob":  "DescribeServiceJob",
-	"/v1/listservicejobs":     "ListServiceJobs",
-	"/v1/terminateservicejob": "TerminateServiceJob",
-	"/v1/updateservicejob":    "UpdateServiceJob",
-	"/v1/getjobqueuesnapshot": "GetJobQueueSnapshot",
+// routes are the operations served, as the Batch API reference binds them
+// (all POST): a path of literal segments and {labels}.
+var routes = []struct{ op, path string }{
+	{"SubmitServiceJob", "/v1/submitservicejob"},
+	{"DescribeServiceJob", "/v1/describeservicejob"},
+	{"ListServiceJobs", "/v1/listservicejobs"},
+	{"TerminateServiceJob", "/v1/terminateservicejob"},
+	{"UpdateServiceJob", "/v1/updateservicejob"},
+	{"GetJobQueueSnapshot", "/v1/getjobqueuesnapshot"},
+	{"TagResource", "/v1/tags/{resourceArn}"},
+}
+
+// route finds the operation at an escaped path and decodes its labels.
+func route(escaped string) (string, map[string]string) {
+	got := strings.Split(escaped, "/")
+	for _, rt := range routes {
+		want := strings.Split(rt.path, "/")
+		if len(want) != len(got) {
+			continue
+		}
+		params := map[string]string{}
+		ok := true
+		for i, seg := range want {
+			if name, isLabel := strings.CutPrefix(seg, "{"); isLabel {
+				v, err := url.PathUnescape(got[i])
+				if err != nil || v == "" {
+					ok = false
+					break
+				}
+				params[strings.TrimSuffix(name, "}")] = v
+			} else if seg != got[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if len(params) == 0 {
+				params = nil
+			}
+			return rt.op, params
+		}
+	}
+	return "", nil
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	op, ok := ops[r.URL.Path]
+	op, params := route(r.URL.EscapedPath())
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if !ok || r.Method != http.MethodPost {
+	call := Call{Op: op, Method: r.Method, Path: r.URL.EscapedPath(), PathParams: params, Body: body, Header: r.Header.Clone()}
+	if q := r.URL.Query(); len(q) > 0 {
+		call.Query = q
+	}
+	if op == "" || r.Method != http.MethodPost {
+		s.record(call, http.StatusNotFound)
 		writeError(w, http.StatusNotFound, "UnknownOperationException", "no operation at "+r.Method+" "+r.URL.Path)
 		return
 	}
 	s.mu.Lock()
-	call := Call{Op: op, Body: body, Header: r.Header.Clone()}
 	var fault Fault
 	if f := s.faults[op]; len(f) > 0 {
 		fault, s.faults[op] = f[0], f[1:]
@@ -236,7 +343,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fault.Status, code, http.StatusText(fault.Status))
 		return
 	}
-	status, out := s.do(op, body)
+	status, out := s.do(op, params, body)
 	if fault.Stale && op == "ListServiceJobs" && status == http.StatusOK {
 		out = map[string]any{"jobSummaryList": []any{}}
 	}
@@ -291,7 +398,7 @@ func clientError(format string, args ...any) (int, any) {
 	return http.StatusBadRequest, errorBody{"ClientException", fmt.Sprintf(format, args...)}
 }
 
-func (s *Server) do(op string, body []byte) (int, any) {
+func (s *Server) do(op string, params map[string]string, body []byte) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch op {
@@ -363,6 +470,26 @@ func (s *Server) do(op string, body []byte) (int, any) {
 			qu["quotaShareUtilization"] = map[string]any{"topCapacityUtilization": top}
 		}
 		return http.StatusOK, map[string]any{"queueUtilization": qu}
+	case "TagResource":
+		var in struct {
+			Tags map[string]string `json:"tags"`
+		}
+		if json.Unmarshal(body, &in) != nil || len(in.Tags) == 0 {
+			return clientError("tags: one to 50 tags are required")
+		}
+		j := s.findARN(params["resourceArn"])
+		if j == nil {
+			return clientError("Resource %s not found", params["resourceArn"])
+		}
+		tags := map[string]string{} // a new map: the token record shares the old one
+		for k, v := range j.Request.Tags {
+			tags[k] = v
+		}
+		for k, v := range in.Tags {
+			tags[k] = v
+		}
+		j.Request.Tags = tags
+		return http.StatusOK, map[string]any{}
 	}
 	return clientError("unsupported operation %s", op)
 }
@@ -396,6 +523,15 @@ func (s *Server) submit(body []byte) (int, any) {
 		Status: "SUBMITTED", CreatedAt: s.now().UnixMilli()}
 	s.jobs = append(s.jobs, j)
 	return http.StatusOK, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": in.JobName}
+}
+
+func (s *Server) findARN(arn string) *Job {
+	for _, j := range s.jobs {
+		if j.ARN == arn {
+			return j
+		}
+	}
+	return nil
 }
 
 func (s *Server) find(id string) *Job {
