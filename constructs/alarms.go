@@ -9,6 +9,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
 )
 
 // Alarm names: the keys of Monitor.Alarms. The CloudWatch alarm name is the
@@ -48,7 +49,7 @@ const minute = 60
 
 func (m *monitor) alarm(s alarmSpec) {
 	a := awscloudwatch.NewAlarm(m.Construct, jsii.String("Alarm-"+s.name), &awscloudwatch.AlarmProps{
-		AlarmName:          jsii.String(m.p.Name + "-" + s.name),
+		AlarmName:          jsii.String(alarmNamePrefix(m.p) + s.name),
 		AlarmDescription:   jsii.String(s.description),
 		Metric:             s.metric,
 		Threshold:          jsii.Number(s.threshold),
@@ -161,3 +162,7 @@ func (m *monitor) submissionFailures() awscloudwatch.IMetric {
 		Period:       period(5 * minute),
 	})
 }
+
+// alarmNamePrefix starts the name of every alarm of a platform; the alarm
+// topic and its key allow exactly the alarms so named.
+func alarmNamePrefix(p *platform.Platform) string { return p.Name + "-" }

@@ -2,6 +2,7 @@ package constructs
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -37,8 +38,15 @@ type goFunction struct {
 }
 
 func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction {
+	// Lambda assumes the role for functions of this account only
+	// (aws:SourceAccount; Lambda developer guide, "AWS managed policies for
+	// Lambda": confused deputy prevention in a service role's trust policy).
 	role := awsiam.NewRole(scope, jsii.String("ServiceRole"), &awsiam.RoleProps{
-		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), &awsiam.ServicePrincipalOpts{
+			Conditions: &map[string]interface{}{
+				"StringEquals": map[string]interface{}{"aws:SourceAccount": awscdk.Stack_Of(scope).Account()},
+			},
+		}),
 		Description: jsii.String("Role of the " + props.functionName + " function"),
 	})
 	logs := awslogs.NewLogGroup(scope, jsii.String("Logs"), &awslogs.LogGroupProps{
@@ -72,13 +80,23 @@ func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction
 		fnProps.MaxEventAge = awscdk.Duration_Hours(jsii.Number(6))
 	}
 	fn := awslambda.NewFunction(scope, jsii.String("Function"), fnProps)
-	cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{{
-		Id: jsii.String("AwsSolutions-IAM5"),
-		Reason: jsii.String("Log stream names under the function's own log group are not known in advance; " +
-			"Batch service-job ARNs are created per job (the function checks a job's queue before acting on it); " +
-			"batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permission and only read."),
-	}}, jsii.Bool(true))
 	return goFunction{fn: fn, role: role, logs: logs}
+}
+
+// suppressWildcards records, on a function's role and its policies, why
+// each wildcard resource that a pattern (a regular expression over
+// cdk-nag's spelling of the resource) matches is needed.
+func (f goFunction) suppressWildcards(reasons map[string]string) {
+	var ss []*cdknag.NagPackSuppression
+	patterns := make([]string, 0, len(reasons))
+	for p := range reasons {
+		patterns = append(patterns, p)
+	}
+	sort.Strings(patterns)
+	for _, p := range patterns {
+		ss = append(ss, nagWildcard(p, reasons[p]))
+	}
+	cdknag.NagSuppressions_AddResourceSuppressions(f.role, &ss, jsii.Bool(true))
 }
 
 // newDeadLetterQueue is an encrypted, TLS-only queue that keeps failed

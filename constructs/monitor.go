@@ -145,7 +145,7 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		retentionDays: p.Monitoring.LogRetentionDays,
 	})
 	m.poller = poll.fn
-	grantPollerPermissions(poll.role, props.Queue)
+	grantPollerPermissions(poll, props.Queue)
 	awsevents.NewRule(c, jsii.String("EveryMinute"), &awsevents.RuleProps{
 		Description: jsii.String("Polls the queue snapshot of " + p.JobQueueName() + " every minute"),
 		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(1))),
@@ -164,7 +164,8 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 // DescribeServiceJob and ListServiceJobs support no resource-level
 // permission (IAM's service authorization reference lists no resource type
 // for them), so they are granted on "*"; both only read.
-func grantPollerPermissions(role awsiam.Role, queue ITrainingQueue) {
+func grantPollerPermissions(f goFunction, queue ITrainingQueue) {
+	role := f.role
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:GetJobQueueSnapshot"),
 		Resources: &[]*string{queue.JobQueueArn()},
@@ -173,34 +174,58 @@ func grantPollerPermissions(role awsiam.Role, queue ITrainingQueue) {
 		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:ListServiceJobs"),
 		Resources: jsii.Strings("*"),
 	}))
+	f.suppressWildcards(map[string]string{
+		`\*`: "batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permission (Service Authorization Reference) and only read.",
+	})
 }
 
 // newAlarmTopic is an SNS topic encrypted with a rotating customer-managed
-// key that CloudWatch alarms may use, TLS-only, with the platform's e-mail
-// subscriptions.
+// key, TLS-only, with the platform's e-mail subscriptions. A topic policy
+// replaces SNS's default one, so the topic allows CloudWatch to publish
+// itself, and the key lets CloudWatch encrypt the notifications: both only
+// for this account's alarms of this platform (aws:SourceAccount,
+// aws:SourceArn), as the CloudWatch user guide ("Using Amazon SNS topics for
+// alarm actions") and the SNS developer guide ("Enable compatibility between
+// event sources from AWS services and encrypted topics") describe.
 func newAlarmTopic(scope constructs.Construct, p *platform.Platform) awssns.Topic {
+	stack := awscdk.Stack_Of(scope)
+	fromAlarms := &map[string]interface{}{
+		"StringEquals": map[string]interface{}{"aws:SourceAccount": stack.Account()},
+		"ArnLike": map[string]interface{}{"aws:SourceArn": stack.FormatArn(&awscdk.ArnComponents{
+			Service: jsii.String("cloudwatch"), Resource: jsii.String("alarm"), ResourceName: jsii.String(alarmNamePrefix(p) + "*"),
+			ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
+		})},
+	}
 	key := awskms.NewKey(scope, jsii.String("AlarmKey"), &awskms.KeyProps{
 		Description:       jsii.String("Encrypts the trainq " + p.Name + " alarm topic"),
 		EnableKeyRotation: jsii.Bool(true),
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})
 	key.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:        jsii.String("CloudWatchAlarmsPublish"),
+		Sid:        jsii.String("CloudWatchAlarmsEncrypt"),
 		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
 		Actions:    jsii.Strings("kms:Decrypt", "kms:GenerateDataKey*"),
 		Resources:  jsii.Strings("*"),
+		Conditions: fromAlarms,
 	}), nil)
 	topic := awssns.NewTopic(scope, jsii.String("AlarmTopic"), &awssns.TopicProps{
 		DisplayName: jsii.String("trainq " + p.Name + " alarms"),
 		MasterKey:   key,
 		EnforceSSL:  jsii.Bool(true),
 	})
+	topic.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("CloudWatchAlarmsPublish"),
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudwatch.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("sns:Publish"),
+		Resources:  &[]*string{topic.TopicArn()},
+		Conditions: fromAlarms,
+	}))
 	for _, email := range p.Monitoring.AlarmEmails {
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
 	}
 	cdknag.NagSuppressions_AddResourceSuppressions(key, &[]*cdknag.NagPackSuppression{{
 		Id:     jsii.String("AwsSolutions-IAM5"),
-		Reason: jsii.String("In a key policy, Resource * means this key only."),
+		Reason: jsii.String("In a key policy, Resource * means this key only; kms:GenerateDataKey* is the action family SNS documents for encrypted topics, for this platform's alarms only."),
 	}}, jsii.Bool(true))
 	return topic
 }

@@ -1,6 +1,7 @@
 package constructs
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"sort"
 	"strings"
@@ -55,6 +56,13 @@ type Submitter interface {
 	// GrantSubmit lets grantee submit jobs of class, by invoking the class's
 	// alias. It panics for a class the platform does not have.
 	GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant
+	// GrantSubmitToRoleArn lets the IAM role roleArn submit jobs of class
+	// through the class alias's resource policy alone: the role itself is not
+	// modified, so it may belong to another account or to no stack. A role of
+	// another account also needs lambda:InvokeFunction on the alias in its
+	// own account's identity policy. It panics for a class the platform does
+	// not have.
+	GrantSubmitToRoleArn(roleArn string, class string)
 	// GrantOperate lets grantee invoke the function unqualified, which takes
 	// the class from the request: for operators only.
 	GrantOperate(grantee awsiam.IGrantable) awsiam.Grant
@@ -98,7 +106,7 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 		retentionDays: p.Monitoring.LogRetentionDays,
 		deadLetter:    dlq,
 	})
-	grantSubmitterPermissions(gf.role, props.Queue)
+	grantSubmitterPermissions(gf, p.Name, props.Queue)
 
 	s := &submitter{Construct: c, fn: gf.fn, dlq: dlq, aliases: map[string]awslambda.Alias{}}
 	version := gf.fn.CurrentVersion()
@@ -113,30 +121,59 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	return s
 }
 
+// PlatformTag is the tag that names a resource's platform. The stack tags
+// every resource with it, and the submission function every job it submits,
+// so that IAM can tell the platform's jobs from others.
+const PlatformTag = "trainq:platform"
+
 // grantSubmitterPermissions gives the function's role what it needs, on the
-// platform's queue and its jobs only. DescribeServiceJob and ListServiceJobs
-// support no resource-level permission and only read; the function checks
-// that a job belongs to the platform's queue before it cancels or
-// re-prioritizes it.
-func grantSubmitterPermissions(role awsiam.Role, queue ITrainingQueue) {
-	queue.GrantSubmit(role)
+// platform's queue and its jobs only (Service Authorization Reference, AWS
+// Batch):
+//   - SubmitServiceJob acts on the queue and on the new service job, and
+//     needs batch:TagResource for the tags it sets; all three only with the
+//     platform's tag in the request (aws:RequestTag).
+//   - TerminateServiceJob and UpdateServiceJob act on a service job, and only
+//     on jobs carrying the platform's tag (aws:ResourceTag): not on other
+//     platforms' or other applications' jobs of the account.
+//   - DescribeServiceJob and ListServiceJobs support no resource-level
+//     permission and only read; the function checks that a job belongs to
+//     the platform's queue before it acts on it.
+func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue) {
+	role := f.role
 	stack := awscdk.Stack_Of(role)
 	jobs := stack.FormatArn(&awscdk.ArnComponents{
 		Service: jsii.String("batch"), Resource: jsii.String("service-job"), ResourceName: jsii.String("*"),
 		ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
 	})
+	requestTag := &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + PlatformTag: platformName}}
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("batch:SubmitServiceJob"),
+		Resources:  &[]*string{queue.JobQueueArn(), jobs},
+		Conditions: requestTag,
+	}))
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("batch:TagResource"),
+		Resources:  &[]*string{jobs},
+		Conditions: requestTag,
+	}))
+	queue.ExecutionRole().GrantPassRole(role)
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:GetJobQueueSnapshot"),
 		Resources: &[]*string{queue.JobQueueArn()},
 	}))
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("batch:TerminateServiceJob", "batch:UpdateServiceJob", "batch:TagResource"),
-		Resources: &[]*string{jobs},
+		Actions:    jsii.Strings("batch:TerminateServiceJob", "batch:UpdateServiceJob"),
+		Resources:  &[]*string{jobs},
+		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:ResourceTag/" + PlatformTag: platformName}},
 	}))
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:ListServiceJobs"),
 		Resources: jsii.Strings("*"),
 	}))
+	f.suppressWildcards(map[string]string{
+		`arn:.*:batch:.*:service-job/\*`: "Service jobs get their ids when submitted, so are not known in advance; submitting and tagging need the platform's tag in the request, cancelling and re-prioritizing the platform's tag on the job.",
+		`\*`:                             "batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permission (Service Authorization Reference) and only read.",
+	})
 }
 
 func (s *submitter) Function() awslambda.Function  { return s.fn }
@@ -154,6 +191,18 @@ func (s *submitter) Alias(class string) awslambda.Alias {
 
 func (s *submitter) GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant {
 	return s.Alias(class).GrantInvoke(grantee)
+}
+
+func (s *submitter) GrantSubmitToRoleArn(roleArn string, class string) {
+	if !isToken(roleArn) && !roleARNPattern.MatchString(roleArn) {
+		panic(fmt.Sprintf("trainq.Submitter %s: roleArn is %q; want arn:aws:iam::ACCOUNT:role/NAME", *s.Node().Path(), roleArn))
+	}
+	alias := s.Alias(class)
+	id := fmt.Sprintf("Invoke%x", sha256.Sum256([]byte(roleArn)))[:6+16]
+	alias.AddPermission(jsii.String(id), &awslambda.Permission{
+		Principal: awsiam.NewArnPrincipal(jsii.String(roleArn)),
+		Action:    jsii.String("lambda:InvokeFunction"),
+	})
 }
 
 func (s *submitter) GrantOperate(grantee awsiam.IGrantable) awsiam.Grant {

@@ -6,12 +6,11 @@ package stacks
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -75,7 +74,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		sp.Description = jsii.String(fmt.Sprintf("trainq platform %s: GPU training queue on AWS Batch for SageMaker Training", p.Name))
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &sp)
-	awscdk.Tags_Of(stack).Add(jsii.String("trainq:platform"), jsii.String(p.Name), nil)
+	awscdk.Tags_Of(stack).Add(jsii.String(tq.PlatformTag), jsii.String(p.Name), nil)
 	s := &platformStack{Stack: stack}
 
 	s.pool = tq.NewCapacityPool(stack, "Pool", poolProps(p))
@@ -89,10 +88,12 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 	}
 
 	s.submitter = tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Platform: p, Queue: s.queue, Code: props.SubmitterCode})
-	for i, sub := range p.Submission.Submitters {
-		role := awsiam.Role_FromRoleArn(stack, jsii.String(fmt.Sprintf("SubmitterRole%d", i)), jsii.String(sub.RoleARN), nil)
+	// The platform file's submitters are roles the stack does not own: they
+	// are granted through the aliases' resource policies only, never by
+	// editing the roles.
+	for _, sub := range p.Submission.Submitters {
 		for _, class := range sub.Classes {
-			s.submitter.GrantSubmit(role, class)
+			s.submitter.GrantSubmitToRoleArn(sub.RoleARN, class)
 		}
 	}
 	if p.Monitoring.IsEnabled() {
@@ -198,31 +199,46 @@ func newArtifactsBucket(stack awscdk.Stack) awss3.Bucket {
 }
 
 // executionRoleProps grants the role the artifacts bucket and the platform's
-// declared S3 prefixes and ECR repositories, nothing else.
+// training section: its S3 locations, repositories, AWS's training images
+// (unless turned off), VPC and keys; nothing else.
 func executionRoleProps(stack awscdk.Stack, p *platform.Platform, artifacts awss3.IBucket) *tq.ExecutionRoleProps {
 	buckets := map[string]awss3.IBucket{}
 	location := func(uri string) tq.S3Location {
-		u, err := url.Parse(uri)
+		// The platform was validated: every URI parses.
+		loc, err := platform.ParseS3URI(uri)
 		if err != nil {
-			panic(fmt.Sprintf("trainq.PlatformStack: training S3 URI %q: %v", uri, err))
+			panic(fmt.Sprintf("trainq.PlatformStack: %v", err))
 		}
-		b, ok := buckets[u.Host]
+		b, ok := buckets[loc.Bucket]
 		if !ok {
-			b = awss3.Bucket_FromBucketName(stack, jsii.String("Bucket-"+u.Host), jsii.String(u.Host))
-			buckets[u.Host] = b
+			b = awss3.Bucket_FromBucketName(stack, jsii.String("Bucket-"+loc.Bucket), jsii.String(loc.Bucket))
+			buckets[loc.Bucket] = b
 		}
-		return tq.S3Location{Bucket: b, Prefix: strings.TrimPrefix(u.Path, "/")}
+		if loc.Object {
+			return tq.S3Location{Bucket: b, Key: loc.Key}
+		}
+		return tq.S3Location{Bucket: b, Prefix: loc.Key}
 	}
-	props := &tq.ExecutionRoleProps{Write: []tq.S3Location{{Bucket: artifacts}}}
-	for _, uri := range p.Training.S3Read {
+	t := p.Training
+	props := &tq.ExecutionRoleProps{
+		Write:            []tq.S3Location{{Bucket: artifacts}},
+		AWSManagedImages: jsii.Bool(t.UsesAWSManagedImages()),
+	}
+	for _, uri := range t.S3Read {
 		props.Read = append(props.Read, location(uri))
 	}
-	for _, uri := range p.Training.S3Write {
+	for _, uri := range t.S3Write {
 		props.Write = append(props.Write, location(uri))
 	}
-	for _, name := range p.Training.ECRRepositories {
+	for _, name := range t.ECRRepositories {
 		props.Repositories = append(props.Repositories,
 			awsecr.Repository_FromRepositoryName(stack, jsii.String("Repository-"+strings.ReplaceAll(name, "/", "-")), jsii.String(name)))
+	}
+	if t.VPC != nil {
+		props.VPC = &tq.TrainingVPC{Subnets: t.VPC.Subnets, SecurityGroups: t.VPC.SecurityGroups}
+	}
+	for i, k := range t.KMSKeys {
+		props.KMSKeys = append(props.KMSKeys, awskms.Key_FromKeyArn(stack, jsii.String(fmt.Sprintf("TrainingKey%d", i)), jsii.String(k)))
 	}
 	return props
 }

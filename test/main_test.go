@@ -39,6 +39,7 @@ type synthesized struct {
 	template template
 	errors   []string // error annotations, cdk-nag's included
 	outdir   string
+	path     string // the template file
 }
 
 var synthCache = map[string]*synthesized{}
@@ -67,7 +68,8 @@ func synth(t *testing.T, file string) *synthesized {
 		s.stack = stacks.NewPlatformApp(app, p, &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")})
 		assembly := app.Synth(nil)
 		s.errors = stacks.ErrorAnnotations(assembly)
-		s.template = readTemplate(t, filepath.Join(*assembly.Directory(), stacks.StackID(p)+".template.json"))
+		s.path = filepath.Join(*assembly.Directory(), stacks.StackID(p)+".template.json")
+		s.template = readTemplate(t, s.path)
 	})
 	s.platform, s.outdir = p, outdir
 	synthCache[file] = &s

@@ -85,50 +85,6 @@ func TestSubmitterAssetBundlesTheBinaryAndThePlatform(t *testing.T) {
 	}
 }
 
-func TestSubmitterRoleIsLimitedToThePlatformQueue(t *testing.T) {
-	s := synth(t, "")
-	queueID, _ := s.template.one(t, "AWS::Batch::JobQueue")
-	for _, st := range s.template.statements() {
-		for _, a := range strs(st.body["Action"]) {
-			if a == "*" || strings.HasSuffix(a, ":*") {
-				t.Errorf("%s grants %s", st.where, a)
-			}
-			if a == "batch:SubmitServiceJob" || a == "batch:GetJobQueueSnapshot" {
-				if !jsonEqual(st.body["Resource"], getAtt(queueID, "JobQueueArn")) {
-					t.Errorf("%s: %s on %v, want the platform queue only", st.where, a, st.body["Resource"])
-				}
-			}
-		}
-	}
-}
-
-func TestSubmittersGetOnlyTheirClassesAliases(t *testing.T) {
-	s := synth(t, fairSharePlatform)
-	sub := s.platform.Submission.Submitters[0]
-	// The role is in the stack's account, so the grant is an identity policy
-	// on the imported role, naming each granted alias.
-	var granted []string
-	for _, st := range s.template.statements() {
-		if !contains(strs(st.body["Action"]), "lambda:InvokeFunction") {
-			continue
-		}
-		for _, r := range asList(st.body["Resource"]) {
-			granted = append(granted, mustJSON(r))
-		}
-	}
-	aliasIDs := map[string]string{}
-	for _, id := range s.template.ofType("AWS::Lambda::Alias") {
-		aliasIDs[s.template.Resources[id].Properties["Name"].(string)] = id
-	}
-	joined := strings.Join(granted, " ")
-	for _, class := range s.platform.ClassNames() {
-		has := strings.Contains(joined, `"Ref":"`+aliasIDs[class]+`"`)
-		if has != contains(sub.Classes, class) {
-			t.Errorf("class %s: granted %v, want %v (submitter classes %v)", class, has, contains(sub.Classes, class), sub.Classes)
-		}
-	}
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -1,0 +1,317 @@
+package test
+
+// The permission suite: every flow a deployed platform uses, and the denials
+// that matter, decided by a real IAM policy evaluator over the synthesized
+// templates of the default, a fair-share and the full example platform.
+// Each expected decision cites the AWS page it comes from.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const examplePlatform = "../docs/trainq.example.yaml"
+
+// otherAccount is an account that is not the stack's.
+const otherAccount = "210987654321"
+
+// AWS pages the decisions come from.
+const (
+	citeEvaluation = "IAM user guide, Policy evaluation logic: an action is allowed only if a policy allows it and none denies it; " +
+		"https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html"
+	citeCrossAccount = "IAM user guide, Cross-account policy evaluation logic: the resource policy and the caller's identity policy must both allow; " +
+		"https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic-cross-account.html"
+	citeAlarmSNS = "CloudWatch user guide, Using Amazon SNS topics for alarm actions (cloudwatch.amazonaws.com needs sns:Publish in the topic policy, aws:SourceArn/aws:SourceAccount against the confused deputy); " +
+		"https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Notify_Users_Alarm_Changes.html"
+	citeAlarmKMS = "SNS developer guide, Enable compatibility between event sources from AWS services and encrypted topics (kms:Decrypt and kms:GenerateDataKey* for cloudwatch.amazonaws.com); " +
+		"https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services"
+	citeTLS = "the resource's policy denies every request with aws:SecureTransport false (AWS global condition keys); " +
+		"https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-securetransport"
+	citeEventsLambda = "EventBridge user guide, Using resource-based policies: Lambda permissions (events.amazonaws.com, aws:SourceArn the rule); " +
+		"https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-resource-based.html#eb-lambda-permissions"
+	citeEventsSQS = "EventBridge user guide, Using dead-letter queues: the queue policy allows events.amazonaws.com sqs:SendMessage for the rule's ARN; " +
+		"https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html"
+	citeBatchActions = "Service Authorization Reference, AWS Batch: SubmitServiceJob needs job-queue* and service-job*; TerminateServiceJob and UpdateServiceJob take service-job* with aws:ResourceTag; " +
+		"https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html"
+	citePassRole = "IAM user guide, Granting a user permissions to pass a role to an AWS service (iam:PassedToService); " +
+		"https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_passrole.html"
+	citeSageMakerRole = "SageMaker developer guide, CreateTrainingJob API: execution role permissions (ECR pull, CloudWatch Logs, cloudwatch:PutMetricData, S3, VPC and KMS when used); " +
+		"https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-roles.html#sagemaker-roles-createtrainingjob-perms"
+	citeConfusedDeputy = "SageMaker developer guide, Cross-service confused deputy prevention (aws:SourceAccount, aws:SourceArn in the trust policy); " +
+		"https://docs.aws.amazon.com/sagemaker/latest/dg/security-confused-deputy-prevention.html"
+	citeS3Prefix = "S3 user guide, Policy resources and s3:prefix: a resource arn:aws:s3:::bucket/prefix/* matches only keys under prefix/; " +
+		"https://docs.aws.amazon.com/AmazonS3/latest/userguide/amazon-s3-policy-keys.html"
+	citeLambdaInvoke = "Lambda developer guide, Granting function access to other accounts / resource-based policies on aliases: a permission on an alias allows invoking that alias only; " +
+		"https://docs.aws.amazon.com/lambda/latest/dg/access-control-resource-based.html"
+	citeLogs = "Service Authorization Reference, CloudWatch Logs: CreateLogStream and PutLogEvents act on log-stream ARNs log-group:NAME:log-stream:STREAM; " +
+		"https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatchlogs.html"
+	citeMetrics = "CloudWatch user guide, cloudwatch:namespace condition key limits PutMetricData to a namespace; " +
+		"https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/iam-cw-condition-keys-namespace.html"
+	citeKMSDefault = "KMS developer guide, Default key policy: the account principal lets IAM policies grant use of the key; " +
+		"https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html"
+	citeDLC = "AWS Deep Learning Containers, available images: AWS's training images are in AWS's registries (763104351884 in us-east-1), pullable by any account whose IAM allows it; " +
+		"https://github.com/aws/deep-learning-containers/blob/master/available_images.md"
+)
+
+// awsImageRepositoryPolicy stands for the repository policy of AWS's public
+// training-image repositories, which lets any account pull: the decision
+// then rests on the execution role's own policy.
+var awsImageRepositoryPolicy = map[string]any{
+	"Version": "2012-10-17",
+	"Statement": []any{map[string]any{
+		"Effect": "Allow", "Principal": "*",
+		"Action":   []any{"ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability"},
+		"Resource": "*",
+	}},
+}
+
+// defaultKeyPolicy is a KMS key's default policy (citeKMSDefault), for the
+// platform's declared keys, which live outside the stack.
+func defaultKeyPolicy(account string) map[string]any {
+	return map[string]any{
+		"Version": "2012-10-17",
+		"Statement": []any{map[string]any{
+			"Effect": "Allow", "Principal": map[string]any{"AWS": "arn:aws:iam::" + account + ":root"},
+			"Action": "kms:*", "Resource": "*",
+		}},
+	}
+}
+
+// allowAll is an identity policy a caller's own account might attach.
+func allowAll(action string) []namedPolicy {
+	return []namedPolicy{{"caller-account-allows", map[string]any{
+		"Version":   "2012-10-17",
+		"Statement": []any{map[string]any{"Effect": "Allow", "Action": action, "Resource": "*"}},
+	}}}
+}
+
+// platformFlows are the requests every deployed platform must decide right.
+func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
+	p := s.platform
+	queue := d.attr(t, "AWS::Batch::JobQueue", "Queue", "JobQueueArn")
+	execRole := d.roleARN(t, "ExecutionRole")
+	submitter := d.roleARN(t, "SubmitterServiceRole")
+	observer := d.roleARN(t, "MonitorObserverServiceRole")
+	poller := d.roleARN(t, "MonitorPollerServiceRole")
+	topic := d.attr(t, "AWS::SNS::Topic", "MonitorAlarmTopic", "")
+	key := d.attr(t, "AWS::KMS::Key", "MonitorAlarmKey", "Arn")
+	observerFn := d.attr(t, "AWS::Lambda::Function", "MonitorObserverFunction", "Arn")
+	pollerFn := d.attr(t, "AWS::Lambda::Function", "MonitorPollerFunction", "Arn")
+	jobRule := d.attr(t, "AWS::Events::Rule", "MonitorJobEvents", "Arn")
+	minuteRule := d.attr(t, "AWS::Events::Rule", "MonitorEveryMinute", "Arn")
+	eventDLQ := d.attr(t, "AWS::SQS::Queue", "MonitorEventDeadLetterQueue", "Arn")
+	submitDLQ := d.attr(t, "AWS::SQS::Queue", "SubmitterDeadLetterQueue", "Arn")
+	submitLogs := d.attr(t, "AWS::Logs::LogGroup", "SubmitterLogs", "")
+	observerLogs := d.attr(t, "AWS::Logs::LogGroup", "MonitorObserverLogs", "")
+	artifacts := d.attr(t, "AWS::S3::Bucket", "Artifacts", "Arn")
+	var alarms []string
+	for id := range d.res {
+		if d.typeOf(id) == "AWS::CloudWatch::Alarm" {
+			alarms = append(alarms, d.getAtt(id, "Arn").(string))
+		}
+	}
+	sort.Strings(alarms)
+	if len(alarms) == 0 {
+		t.Fatal("the platform has no alarms")
+	}
+	alarm := alarms[0]
+	otherAlarm := fmt.Sprintf("arn:aws:cloudwatch:%s:%s:alarm:%s", testRegion, otherAccount, strings.TrimPrefix(alarm[strings.LastIndex(alarm, ":")+1:], ""))
+	alarmCtx := map[string]any{"aws:SourceArn": alarm, "aws:SourceAccount": testAccount}
+	otherAlarmCtx := map[string]any{"aws:SourceArn": otherAlarm, "aws:SourceAccount": otherAccount}
+	job := arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10")
+	ownJob := map[string]any{"aws:ResourceTag/trainq:platform": p.Name}
+	foreignJob := map[string]any{"aws:ResourceTag/trainq:platform": "another-platform"}
+	trainingJob := arn("sagemaker", "training-job/ranking-v1-AWSBatch-5f0c3a8e")
+	stream := func(group string) string { return arn("logs", "log-group:"+group+":log-stream:2026/12/01/[$LATEST]0123456789abcdef") }
+	sageMakerLogs := "/aws/sagemaker/TrainingJobs"
+
+	return []iamRequest{
+		// Alarms reach on-call: CloudWatch publishes to the topic and uses its key.
+		{name: "this account's alarms publish to the alarm topic", principal: "cloudwatch.amazonaws.com", action: "sns:Publish", resource: topic, context: alarmCtx, want: allowed, cite: citeAlarmSNS},
+		{name: "another account's alarms cannot publish to the alarm topic", principal: "cloudwatch.amazonaws.com", action: "sns:Publish", resource: topic, context: otherAlarmCtx, want: denied, cite: citeAlarmSNS},
+		{name: "nothing publishes to the alarm topic without TLS", principal: "cloudwatch.amazonaws.com", action: "sns:Publish", resource: topic, context: map[string]any{"aws:SourceArn": alarm, "aws:SourceAccount": testAccount, "aws:SecureTransport": "false"}, want: explicitlyDenied, cite: citeTLS},
+		{name: "this account's alarms encrypt with the topic's key", principal: "cloudwatch.amazonaws.com", action: "kms:GenerateDataKey", resource: key, context: alarmCtx, want: allowed, cite: citeAlarmKMS},
+		{name: "this account's alarms decrypt with the topic's key", principal: "cloudwatch.amazonaws.com", action: "kms:Decrypt", resource: key, context: alarmCtx, want: allowed, cite: citeAlarmKMS},
+		{name: "another account's alarms cannot use the topic's key", principal: "cloudwatch.amazonaws.com", action: "kms:GenerateDataKey", resource: key, context: otherAlarmCtx, want: denied, cite: citeAlarmKMS},
+
+		// Batch events and the minute schedule reach the monitoring functions.
+		{name: "the job-event rule invokes the observer", principal: "events.amazonaws.com", action: "lambda:InvokeFunction", resource: observerFn, context: map[string]any{"aws:SourceArn": jobRule, "aws:SourceAccount": testAccount}, want: allowed, cite: citeEventsLambda},
+		{name: "another account's rule cannot invoke the observer", principal: "events.amazonaws.com", action: "lambda:InvokeFunction", resource: observerFn, context: map[string]any{"aws:SourceArn": fmt.Sprintf("arn:aws:events:%s:%s:rule/x", testRegion, otherAccount), "aws:SourceAccount": otherAccount}, want: denied, cite: citeEventsLambda},
+		{name: "the minute schedule invokes the poller", principal: "events.amazonaws.com", action: "lambda:InvokeFunction", resource: pollerFn, context: map[string]any{"aws:SourceArn": minuteRule, "aws:SourceAccount": testAccount}, want: allowed, cite: citeEventsLambda},
+		{name: "the minute schedule cannot invoke the observer", principal: "events.amazonaws.com", action: "lambda:InvokeFunction", resource: observerFn, context: map[string]any{"aws:SourceArn": minuteRule, "aws:SourceAccount": testAccount}, want: denied, cite: citeEventsLambda},
+		{name: "the job-event rule keeps undeliverable events in its dead-letter queue", principal: "events.amazonaws.com", action: "sqs:SendMessage", resource: eventDLQ, context: map[string]any{"aws:SourceArn": jobRule, "aws:SourceAccount": testAccount}, want: allowed, cite: citeEventsSQS},
+		{name: "another rule cannot write to the event dead-letter queue", principal: "events.amazonaws.com", action: "sqs:SendMessage", resource: eventDLQ, context: map[string]any{"aws:SourceArn": minuteRule, "aws:SourceAccount": testAccount}, want: denied, cite: citeEventsSQS},
+
+		// The submitter: its queue, its jobs, the execution role to SageMaker only.
+		{name: "the submitter submits to the platform's queue", principal: submitter, action: "batch:SubmitServiceJob", resource: queue, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: allowed, cite: citeBatchActions},
+		{name: "the submitter creates the service job it submits", principal: submitter, action: "batch:SubmitServiceJob", resource: job, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: allowed, cite: citeBatchActions},
+		{name: "the submitter cannot submit to another queue", principal: submitter, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/someone-elses-queue"), context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: denied, cite: citeBatchActions},
+		{name: "the submitter passes the execution role to SageMaker", principal: submitter, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
+		{name: "the submitter cannot pass the execution role to EC2", principal: submitter, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
+		{name: "the submitter cannot pass another role", principal: submitter, action: "iam:PassRole", resource: "arn:aws:iam::" + testAccount + ":role/admin", context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: denied, cite: citePassRole},
+		{name: "the submitter cancels the platform's jobs", principal: submitter, action: "batch:TerminateServiceJob", resource: job, context: ownJob, want: allowed, cite: citeBatchActions},
+		{name: "the submitter cannot cancel another platform's jobs", principal: submitter, action: "batch:TerminateServiceJob", resource: job, context: foreignJob, want: denied, cite: citeBatchActions},
+		{name: "the submitter re-prioritizes the platform's jobs", principal: submitter, action: "batch:UpdateServiceJob", resource: job, context: ownJob, want: allowed, cite: citeBatchActions},
+		{name: "the submitter cannot re-prioritize another platform's jobs", principal: submitter, action: "batch:UpdateServiceJob", resource: job, context: foreignJob, want: denied, cite: citeBatchActions},
+		{name: "the submitter reads the queue's snapshot", principal: submitter, action: "batch:GetJobQueueSnapshot", resource: queue, want: allowed, cite: citeBatchActions},
+		{name: "the submitter keeps failed asynchronous requests in its dead-letter queue", principal: submitter, action: "sqs:SendMessage", resource: submitDLQ, want: allowed, cite: citeEvaluation},
+		{name: "the submitter writes its own logs", principal: submitter, action: "logs:PutLogEvents", resource: stream(submitLogs), want: allowed, cite: citeLogs},
+		{name: "the submitter cannot write the observer's logs", principal: submitter, action: "logs:PutLogEvents", resource: stream(observerLogs), want: denied, cite: citeLogs},
+
+		// The monitoring functions read; they never submit or pass roles.
+		{name: "the observer writes its own logs", principal: observer, action: "logs:PutLogEvents", resource: stream(observerLogs), want: allowed, cite: citeLogs},
+		{name: "the observer cannot submit jobs", principal: observer, action: "batch:SubmitServiceJob", resource: queue, want: denied, cite: citeEvaluation},
+		{name: "the observer cannot pass the execution role", principal: observer, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: denied, cite: citeEvaluation},
+		{name: "the poller reads the queue's snapshot", principal: poller, action: "batch:GetJobQueueSnapshot", resource: queue, want: allowed, cite: citeBatchActions},
+		{name: "the poller lists the queue's jobs", principal: poller, action: "batch:ListServiceJobs", resource: "*", want: allowed, cite: citeBatchActions},
+		{name: "the poller cannot cancel jobs", principal: poller, action: "batch:TerminateServiceJob", resource: job, context: ownJob, want: denied, cite: citeEvaluation},
+
+		// The execution role: assumed by SageMaker of this account only.
+		{name: "SageMaker assumes the execution role for this account's training jobs", principal: "sagemaker.amazonaws.com", action: "sts:AssumeRole", resource: execRole, context: map[string]any{"aws:SourceAccount": testAccount, "aws:SourceArn": trainingJob}, want: allowed, cite: citeConfusedDeputy},
+		{name: "SageMaker cannot assume the execution role for another account's jobs", principal: "sagemaker.amazonaws.com", action: "sts:AssumeRole", resource: execRole, context: map[string]any{"aws:SourceAccount": otherAccount, "aws:SourceArn": fmt.Sprintf("arn:aws:sagemaker:%s:%s:training-job/x", testRegion, otherAccount)}, want: denied, cite: citeConfusedDeputy},
+		{name: "Lambda cannot assume the execution role", principal: "lambda.amazonaws.com", action: "sts:AssumeRole", resource: execRole, context: map[string]any{"aws:SourceAccount": testAccount}, want: denied, cite: citeEvaluation},
+		{name: "Lambda assumes the submitter's role for this account's function", principal: "lambda.amazonaws.com", action: "sts:AssumeRole", resource: submitter, context: map[string]any{"aws:SourceAccount": testAccount}, want: allowed, cite: citeEvaluation},
+
+		// The execution role: what a training job needs (citeSageMakerRole).
+		{name: "a job gets an ECR token", principal: execRole, action: "ecr:GetAuthorizationToken", resource: "*", want: allowed, cite: citeSageMakerRole},
+		{name: "a job pulls an AWS Deep Learning Containers training image", principal: execRole, action: "ecr:BatchGetImage", resource: "arn:aws:ecr:us-east-1:763104351884:repository/pytorch-training", account: "763104351884", resourcePolicy: awsImageRepositoryPolicy, want: allowed, cite: citeDLC},
+		{name: "a job downloads the layers of an AWS training image", principal: execRole, action: "ecr:GetDownloadUrlForLayer", resource: "arn:aws:ecr:us-east-1:763104351884:repository/pytorch-training", account: "763104351884", resourcePolicy: awsImageRepositoryPolicy, want: allowed, cite: citeDLC},
+		{name: "a job cannot pull images of an arbitrary other account", principal: execRole, action: "ecr:BatchGetImage", resource: "arn:aws:ecr:us-east-1:" + otherAccount + ":repository/anything", account: otherAccount, resourcePolicy: awsImageRepositoryPolicy, want: denied, cite: citeCrossAccount},
+		{name: "a job creates its log stream", principal: execRole, action: "logs:CreateLogStream", resource: arn("logs", "log-group:"+sageMakerLogs+":log-stream:ranking-v1/algo-1-1764590000"), want: allowed, cite: citeLogs},
+		{name: "a job writes its logs", principal: execRole, action: "logs:PutLogEvents", resource: arn("logs", "log-group:"+sageMakerLogs+":log-stream:ranking-v1/algo-1-1764590000"), want: allowed, cite: citeLogs},
+		{name: "a job describes its log group's streams", principal: execRole, action: "logs:DescribeLogStreams", resource: arn("logs", "log-group:"+sageMakerLogs), want: allowed, cite: citeLogs},
+		{name: "a job cannot write another log group", principal: execRole, action: "logs:PutLogEvents", resource: stream("/aws/lambda/" + p.SubmitFunctionName()), want: denied, cite: citeLogs},
+		{name: "a job publishes SageMaker training metrics", principal: execRole, action: "cloudwatch:PutMetricData", resource: "*", context: map[string]any{"cloudwatch:namespace": "/aws/sagemaker/TrainingJobs"}, want: allowed, cite: citeMetrics},
+		{name: "a job cannot publish into trainq's metric namespace", principal: execRole, action: "cloudwatch:PutMetricData", resource: "*", context: map[string]any{"cloudwatch:namespace": "trainq"}, want: denied, cite: citeMetrics},
+		{name: "a job reads the artifacts bucket", principal: execRole, action: "s3:GetObject", resource: artifacts + "/ranking/model.tar.gz", want: allowed, cite: citeS3Prefix},
+		{name: "a job writes the artifacts bucket", principal: execRole, action: "s3:PutObject", resource: artifacts + "/ranking/model.tar.gz", want: allowed, cite: citeS3Prefix},
+		{name: "nothing reads the artifacts bucket without TLS", principal: execRole, action: "s3:GetObject", resource: artifacts + "/ranking/model.tar.gz", context: map[string]any{"aws:SecureTransport": "false"}, want: explicitlyDenied, cite: citeTLS},
+		{name: "a job cannot delete the platform's alarm topic", principal: execRole, action: "sns:DeleteTopic", resource: topic, want: denied, cite: citeEvaluation},
+	}
+}
+
+// declaredDataFlows are the requests about a platform's training section.
+func declaredDataFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
+	execRole := d.roleARN(t, "ExecutionRole")
+	var out []iamRequest
+	for _, uri := range s.platform.Training.S3Read {
+		bucket, prefix := splitS3(uri)
+		out = append(out,
+			iamRequest{name: "a job reads " + uri, principal: execRole, action: "s3:GetObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "part-0001.parquet", want: allowed, cite: citeS3Prefix},
+			iamRequest{name: "a job lists " + uri, principal: execRole, action: "s3:ListBucket", resource: "arn:aws:s3:::" + bucket, context: map[string]any{"s3:prefix": prefix}, want: allowed, cite: citeS3Prefix},
+			iamRequest{name: "a job cannot read the sibling prefix of " + uri, principal: execRole, action: "s3:GetObject", resource: "arn:aws:s3:::" + bucket + "/" + strings.TrimSuffix(prefix, "/") + "-private/secret.csv", want: denied, cite: citeS3Prefix},
+			iamRequest{name: "a job cannot list the sibling prefix of " + uri, principal: execRole, action: "s3:ListBucket", resource: "arn:aws:s3:::" + bucket, context: map[string]any{"s3:prefix": strings.TrimSuffix(prefix, "/") + "-private/"}, want: denied, cite: citeS3Prefix},
+			iamRequest{name: "a job cannot write the read-only " + uri, principal: execRole, action: "s3:PutObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "part-0001.parquet", want: denied, cite: citeS3Prefix},
+		)
+	}
+	for _, uri := range s.platform.Training.S3Write {
+		bucket, prefix := splitS3(uri)
+		out = append(out,
+			iamRequest{name: "a job writes " + uri, principal: execRole, action: "s3:PutObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "checkpoint-10.pt", want: allowed, cite: citeS3Prefix},
+			iamRequest{name: "a job cannot write the sibling prefix of " + uri, principal: execRole, action: "s3:PutObject", resource: "arn:aws:s3:::" + bucket + "/" + strings.TrimSuffix(prefix, "/") + "-private/checkpoint-10.pt", want: denied, cite: citeS3Prefix},
+		)
+	}
+	for _, repo := range s.platform.Training.ECRRepositories {
+		out = append(out, iamRequest{name: "a job pulls from the declared repository " + repo, principal: execRole, action: "ecr:BatchGetImage", resource: arn("ecr", "repository/"+repo), want: allowed, cite: citeSageMakerRole})
+	}
+	if len(s.platform.Training.ECRRepositories) > 0 {
+		out = append(out, iamRequest{name: "a job cannot pull from an undeclared repository of the account", principal: execRole, action: "ecr:BatchGetImage", resource: arn("ecr", "repository/ml/undeclared"), want: denied, cite: citeSageMakerRole})
+	}
+	return out
+}
+
+// splitS3 splits s3://bucket/prefix/ into bucket and prefix.
+func splitS3(uri string) (bucket, prefix string) {
+	bucket, prefix, _ = strings.Cut(strings.TrimPrefix(uri, "s3://"), "/")
+	return bucket, prefix
+}
+
+// submitterGrants are the requests about the platform file's submitters:
+// each role may invoke exactly the aliases of its classes.
+func submitterGrants(t *testing.T, s *synthesized, d *deployed) []iamRequest {
+	fn := d.attr(t, "AWS::Lambda::Function", "SubmitterFunction", "Arn")
+	var out []iamRequest
+	for _, sub := range s.platform.Submission.Submitters {
+		account := strings.Split(sub.RoleARN, ":")[4]
+		var identity []namedPolicy
+		cite := citeLambdaInvoke
+		if account != testAccount {
+			// The caller's account must allow it too (citeCrossAccount).
+			identity, cite = allowAll("lambda:InvokeFunction"), citeCrossAccount
+		}
+		granted := map[string]bool{}
+		for _, c := range sub.Classes {
+			granted[c] = true
+		}
+		for _, c := range s.platform.ClassNames() {
+			want, verb := denied, "cannot invoke"
+			if granted[c] {
+				want, verb = allowed, "invokes"
+			}
+			out = append(out, iamRequest{name: fmt.Sprintf("%s %s the %s alias", sub.RoleARN, verb, c), principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn + ":" + c, identity: identity, want: want, cite: cite})
+		}
+		out = append(out, iamRequest{name: sub.RoleARN + " cannot invoke the function unqualified (every class)", principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn, identity: identity, want: denied, cite: cite})
+	}
+	return out
+}
+
+func TestPermissionsAsIAMDecidesThem(t *testing.T) {
+	for _, file := range []string{"", fairSharePlatform, examplePlatform} {
+		t.Run(describe(file), func(t *testing.T) {
+			s := synth(t, file)
+			d := deploy(t, s.path)
+			var reqs []iamRequest
+			reqs = append(reqs, platformFlows(t, s, d)...)
+			reqs = append(reqs, declaredDataFlows(t, s, d)...)
+			reqs = append(reqs, submitterGrants(t, s, d)...)
+			reqs = append(reqs, trainingNetworkAndKeys(t, s, d)...)
+			d.decide(t, reqs)
+		})
+	}
+}
+
+// trainingNetworkAndKeys are the requests about training.vpc and
+// training.kmsKeys.
+func trainingNetworkAndKeys(t *testing.T, s *synthesized, d *deployed) []iamRequest {
+	execRole := d.roleARN(t, "ExecutionRole")
+	tr := s.platform.Training
+	var out []iamRequest
+	eni := arn("ec2", "network-interface/eni-0123456789abcdef0")
+	if tr.VPC == nil {
+		return append(out, iamRequest{name: "a job cannot create network interfaces without a declared VPC", principal: execRole, action: "ec2:CreateNetworkInterface", resource: eni, want: denied, cite: citeSageMakerRole})
+	}
+	for _, subnet := range tr.VPC.Subnets {
+		subnetARN := arn("ec2", "subnet/"+subnet)
+		out = append(out,
+			iamRequest{name: "a job creates its network interface in " + subnet, principal: execRole, action: "ec2:CreateNetworkInterface", resource: subnetARN, want: allowed, cite: citeSageMakerRole},
+			iamRequest{name: "a job deletes its network interface in " + subnet, principal: execRole, action: "ec2:DeleteNetworkInterface", resource: eni, context: map[string]any{"ec2:Subnet": subnetARN}, want: allowed, cite: citeSageMakerRole},
+			iamRequest{name: "a job lets SageMaker use its network interface in " + subnet, principal: execRole, action: "ec2:CreateNetworkInterfacePermission", resource: eni, context: map[string]any{"ec2:Subnet": subnetARN}, want: allowed, cite: citeSageMakerRole},
+		)
+	}
+	for _, sg := range tr.VPC.SecurityGroups {
+		out = append(out, iamRequest{name: "a job's network interface uses " + sg, principal: execRole, action: "ec2:CreateNetworkInterface", resource: arn("ec2", "security-group/"+sg), want: allowed, cite: citeSageMakerRole})
+	}
+	undeclared := arn("ec2", "subnet/subnet-0fedcba9876543210")
+	out = append(out,
+		iamRequest{name: "a job creates new network interfaces", principal: execRole, action: "ec2:CreateNetworkInterface", resource: eni, want: allowed, cite: citeSageMakerRole},
+		iamRequest{name: "a job cannot create a network interface in an undeclared subnet", principal: execRole, action: "ec2:CreateNetworkInterface", resource: undeclared, want: denied, cite: citeSageMakerRole},
+		iamRequest{name: "a job cannot delete network interfaces of an undeclared subnet", principal: execRole, action: "ec2:DeleteNetworkInterface", resource: eni, context: map[string]any{"ec2:Subnet": undeclared}, want: denied, cite: citeSageMakerRole},
+		iamRequest{name: "a job cannot use a security group it was not given", principal: execRole, action: "ec2:CreateNetworkInterface", resource: arn("ec2", "security-group/sg-0fedcba9876543210"), want: denied, cite: citeSageMakerRole},
+		iamRequest{name: "a job describes the subnets it runs in", principal: execRole, action: "ec2:DescribeSubnets", resource: "*", want: allowed, cite: citeSageMakerRole},
+	)
+	for _, key := range tr.KMSKeys {
+		account := strings.Split(key, ":")[4]
+		for _, action := range []string{"kms:Decrypt", "kms:GenerateDataKey", "kms:Encrypt"} {
+			out = append(out, iamRequest{name: "a job may " + action + " with " + key, principal: execRole, action: action, resource: key, account: account, resourcePolicy: defaultKeyPolicy(account), want: allowed, cite: citeKMSDefault})
+		}
+		out = append(out,
+			iamRequest{name: "a job grants SageMaker's volume encryption the use of " + key, principal: execRole, action: "kms:CreateGrant", resource: key, account: account, context: map[string]any{"kms:GrantIsForAWSResource": "true"}, resourcePolicy: defaultKeyPolicy(account), want: allowed, cite: citeSageMakerRole},
+			iamRequest{name: "a job cannot grant " + key + " to a principal of its choosing", principal: execRole, action: "kms:CreateGrant", resource: key, account: account, context: map[string]any{"kms:GrantIsForAWSResource": "false"}, resourcePolicy: defaultKeyPolicy(account), want: denied, cite: citeSageMakerRole},
+		)
+	}
+	other := fmt.Sprintf("arn:aws:kms:%s:%s:key/00000000-1111-2222-3333-444444444444", testRegion, testAccount)
+	out = append(out, iamRequest{name: "a job cannot use an undeclared key of the account", principal: execRole, action: "kms:Decrypt", resource: other, resourcePolicy: defaultKeyPolicy(testAccount), want: denied, cite: citeKMSDefault})
+	return out
+}
