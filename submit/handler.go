@@ -1,7 +1,9 @@
 // Package submit is the run-time half of trainq's job submission: it decodes
 // and validates a request (collecting every problem at once), maps the class
 // to its scheduling-priority band and the team to its share, pins the
-// platform's SageMaker execution role, chooses an instance type with
+// platform's SageMaker execution role, tags the job with its team, class,
+// idempotency token and platform (TagPlatform, which IAM conditions on),
+// chooses an instance type with
 // headroom (in quota mode, within the team's quota and borrow limit), and
 // submits the job to AWS Batch idempotently. It also describes, cancels and
 // re-prioritizes jobs. Every request writes one embedded-metric-format line

@@ -55,7 +55,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				// research retries 1: attempts 1+1.
 				Attempts: 2, AttemptSeconds: 259200, PreemptionRetries: intp(20),
 				QuotaShareName: strp("search-ranking"),
-				Tags:           map[string]string{"trainq:team": "search-ranking", "trainq:class": "research"},
+				Tags:           map[string]string{"trainq:team": "search-ranking", "trainq:class": "research", "trainq:platform": "trainq"},
 				// nothing in use: ml.p5.48xlarge, first of submission.instanceTypes, has headroom.
 				InstanceType: "ml.p5.48xlarge", MaxRuntimeInSeconds: 259200, RoleARN: testRole,
 			},
@@ -76,7 +76,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				// maxRuntimeSeconds 3600 is lower than the payload's 7200 and the class's 259200.
 				AttemptSeconds: 3600, PreemptionRetries: intp(20),
 				QuotaShareName: strp("search-research"),
-				Tags: map[string]string{"trainq:team": "search-research", "trainq:class": "research",
+				Tags: map[string]string{"trainq:team": "search-research", "trainq:class": "research", "trainq:platform": "trainq",
 					"project": "llama", "cost-center": "ml-42"},
 				// p5: 40 - 39 = 1 free < InstanceCount 2; p4d: 60 - 0 = 60 free.
 				InstanceType: "ml.p4d.24xlarge", MaxRuntimeInSeconds: 3600, RoleARN: testRole,
@@ -97,7 +97,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				// production retries 2: attempts 3.
 				Attempts: 3, AttemptSeconds: 432000, PreemptionRetries: intp(10),
 				QuotaShareName: strp("search-ranking"),
-				Tags:           map[string]string{"trainq:team": "search-ranking", "trainq:class": "production"},
+				Tags:           map[string]string{"trainq:team": "search-ranking", "trainq:class": "production", "trainq:platform": "trainq"},
 				InstanceType:   "ml.p4d.24xlarge", MaxRuntimeInSeconds: 432000, RoleARN: testRole,
 			},
 			wantSnapshots: 0,

@@ -88,8 +88,9 @@ const (
 	MaxJobNameLength = 128 - len("-") - suffixLength
 	// MaxIdempotencyKeyLength bounds idempotency keys.
 	MaxIdempotencyKeyLength = 256
-	// MaxCallerTags leaves room for trainq's own tags in Batch's 50.
-	MaxCallerTags = 50 - 3
+	// MaxCallerTags leaves room for trainq's own four tags (team, class,
+	// token, platform) in Batch's 50.
+	MaxCallerTags = 50 - 4
 	// TagPrefix starts every tag trainq sets; callers may not use it.
 	TagPrefix = "trainq:"
 )

@@ -58,6 +58,7 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 	tags[TagTeam] = pl.team.Name
 	tags[TagClass] = pl.class.Name
 	tags[TagToken] = pl.token
+	tags[TagPlatform] = h.cfg.Platform.Name
 	in := &batch.SubmitServiceJobInput{
 		JobName:               aws.String(pl.batchJobName),
 		JobQueue:              aws.String(h.cfg.JobQueue),

@@ -19,6 +19,10 @@ const (
 	// TagToken holds the job's clientToken, so that a retried submission
 	// can recognise the job it already created.
 	TagToken = TagPrefix + "token"
+	// TagPlatform holds the platform's name, so that IAM can limit who may
+	// terminate or update the platform's jobs with
+	// aws:ResourceTag/trainq:platform.
+	TagPlatform = TagPrefix + "platform"
 )
 
 // suffixLength is the number of hex digits of the token appended to job
@@ -141,7 +145,7 @@ func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make(map[string]string, len(tags)+3)
+	out := make(map[string]string, len(tags)+4)
 	for _, k := range keys {
 		lk := strings.ToLower(k)
 		switch {
