@@ -9,7 +9,7 @@ import (
 )
 
 func TestNoUnsuppressedCdkNagErrors(t *testing.T) {
-	for _, file := range []string{"", fairSharePlatform} {
+	for _, file := range []string{"", fairSharePlatform, examplePlatform} {
 		t.Run(describe(file), func(t *testing.T) {
 			s := synth(t, file)
 			for _, e := range s.errors {

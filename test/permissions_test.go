@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/trainq/trainq/platform"
 )
 
 const examplePlatform = "../docs/trainq.example.yaml"
@@ -197,7 +199,7 @@ func declaredDataFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	execRole := d.roleARN(t, "ExecutionRole")
 	var out []iamRequest
 	for _, uri := range s.platform.Training.S3Read {
-		bucket, prefix := splitS3(uri)
+		bucket, prefix := splitS3(t, uri)
 		out = append(out,
 			iamRequest{name: "a job reads " + uri, principal: execRole, action: "s3:GetObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "part-0001.parquet", want: allowed, cite: citeS3Prefix},
 			iamRequest{name: "a job lists " + uri, principal: execRole, action: "s3:ListBucket", resource: "arn:aws:s3:::" + bucket, context: map[string]any{"s3:prefix": prefix}, want: allowed, cite: citeS3Prefix},
@@ -207,7 +209,7 @@ func declaredDataFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		)
 	}
 	for _, uri := range s.platform.Training.S3Write {
-		bucket, prefix := splitS3(uri)
+		bucket, prefix := splitS3(t, uri)
 		out = append(out,
 			iamRequest{name: "a job writes " + uri, principal: execRole, action: "s3:PutObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "checkpoint-10.pt", want: allowed, cite: citeS3Prefix},
 			iamRequest{name: "a job cannot write the sibling prefix of " + uri, principal: execRole, action: "s3:PutObject", resource: "arn:aws:s3:::" + bucket + "/" + strings.TrimSuffix(prefix, "/") + "-private/checkpoint-10.pt", want: denied, cite: citeS3Prefix},
@@ -222,10 +224,14 @@ func declaredDataFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	return out
 }
 
-// splitS3 splits s3://bucket/prefix/ into bucket and prefix.
-func splitS3(uri string) (bucket, prefix string) {
-	bucket, prefix, _ = strings.Cut(strings.TrimPrefix(uri, "s3://"), "/")
-	return bucket, prefix
+// splitS3 splits s3://bucket/prefix/ into bucket and prefix; the test
+// platforms declare prefixes only.
+func splitS3(t *testing.T, uri string) (bucket, prefix string) {
+	loc, err := platform.ParseS3URI(uri)
+	if err != nil || loc.Object {
+		t.Fatalf("test platform's %s: want a prefix (%v)", uri, err)
+	}
+	return loc.Bucket, loc.Key
 }
 
 // submitterGrants are the requests about the platform file's submitters:

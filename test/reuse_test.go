@@ -89,6 +89,7 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 	if !jsonEqual(want, got) {
 		t.Errorf("pipeline policy statements:\n got %s\nwant %s", mustJSON(got), mustJSON(want))
 	}
+	cfnLint(t, "vision-team", []byte(mustJSON(tpl.ToJSON())))
 }
 
 func TestConstructsRefuseInvalidPropsNamingPropAndValue(t *testing.T) {
