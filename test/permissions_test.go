@@ -126,7 +126,9 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	ownJob := map[string]any{"aws:ResourceTag/trainq:platform": p.Name}
 	foreignJob := map[string]any{"aws:ResourceTag/trainq:platform": "another-platform"}
 	trainingJob := arn("sagemaker", "training-job/ranking-v1-AWSBatch-5f0c3a8e")
-	stream := func(group string) string { return arn("logs", "log-group:"+group+":log-stream:2026/12/01/[$LATEST]0123456789abcdef") }
+	stream := func(group string) string {
+		return arn("logs", "log-group:"+group+":log-stream:2026/12/01/[$LATEST]0123456789abcdef")
+	}
 	sageMakerLogs := "/aws/sagemaker/TrainingJobs"
 
 	return []iamRequest{
