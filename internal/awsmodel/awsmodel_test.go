@@ -95,6 +95,13 @@ func tagRequest(t *testing.T, tags map[string]any) awsmodel.Request {
 		PathParams: map[string]string{"resourceArn": jobARN}, Body: jsonOf(t, map[string]any{"tags": tags}), Label: t.Name()}
 }
 
+// untagRequest is UntagResource on jobARN: the keys travel in the query.
+func untagRequest(query map[string][]string) awsmodel.Request {
+	return awsmodel.Request{Operation: "UntagResource", Method: "DELETE",
+		Path:       "/v1/tags/arn%3Aaws%3Abatch%3Aus-east-1%3A123456789012%3Aservice-job%2F00000001-0000-4000-8000-000000000001",
+		PathParams: map[string]string{"resourceArn": jobARN}, Query: query}
+}
+
 func TestValidRequestsPass(t *testing.T) {
 	reqs := []awsmodel.Request{
 		submitRequest(t, goodSubmit(t, goodPayload())),
@@ -105,10 +112,11 @@ func TestValidRequestsPass(t *testing.T) {
 		{Operation: "TerminateServiceJob", Method: "POST", Path: "/v1/terminateservicejob", Body: jsonOf(t, map[string]any{"jobId": "j-1", "reason": "trainq: cancelled: test"})},
 		{Operation: "DescribeServiceJob", Method: "POST", Path: "/v1/describeservicejob", Body: jsonOf(t, map[string]any{"jobId": "j-1"})},
 		{Operation: "GetJobQueueSnapshot", Method: "POST", Path: "/v1/getjobqueuesnapshot", Body: jsonOf(t, map[string]any{"jobQueue": queue})},
+		untagRequest(map[string][]string{"tagKeys": {"owner", "project"}}),
 	}
 	r := awsmodel.Validate(t, reqs)
 	want := map[string]int{"SubmitServiceJob": 1, "TagResource": 1, "ListServiceJobs": 1, "UpdateServiceJob": 1,
-		"TerminateServiceJob": 1, "DescribeServiceJob": 1, "GetJobQueueSnapshot": 1}
+		"TerminateServiceJob": 1, "DescribeServiceJob": 1, "GetJobQueueSnapshot": 1, "UntagResource": 1}
 	if diff := cmp.Diff(want, r.Checked); diff != "" {
 		t.Errorf("requests checked per operation (-want +got):\n%s", diff)
 	}
@@ -182,6 +190,9 @@ func TestInvalidRequestsAreReported(t *testing.T) {
 			r.Body = jsonOf(t, map[string]any{"resourceArn": jobARN, "tags": map[string]any{"a": "b"}})
 			return r
 		}, []string{"resourceArn"}},
+		{"UntagResource takes tagKeys from the query: an empty key and an unknown parameter are refused", func(t *testing.T) awsmodel.Request {
+			return untagRequest(map[string][]string{"tagKeys": {""}, "force": {"true"}})
+		}, []string{"force", "tagKeys[0]"}},
 		{"a path that names no operation is refused", func(t *testing.T) awsmodel.Request {
 			return awsmodel.Request{Operation: "SubmitJobs", Method: "POST", Path: "/v1/submitjobs", Body: json.RawMessage(`{}`)}
 		}, []string{""}},

@@ -296,7 +296,22 @@ def resolve(service, method, path):
     return None, None
 
 
+def query_value(shape, values):
+    """A query parameter's values as the member's type (lists stay lists)."""
+    if shape.type_name == "list":
+        return values
+    v = values[0]
+    if shape.type_name in ("integer", "long") and v.lstrip("-").isdigit():
+        return int(v)
+    if shape.type_name == "boolean" and v in ("true", "false"):
+        return v == "true"
+    return v
+
+
 def build_params(op_model, body, uri, query, out):
+    """The operation's input: the body's members, then the path's labels
+    and the query string's parameters under their members' names. Header
+    members are not recorded and not checked."""
     shape = op_model.input_shape
     params = {}
     if shape is None:
@@ -326,8 +341,7 @@ def build_params(op_model, body, uri, query, out):
         if member is None:
             out.append((k, f"query parameter {k!r} is not in the model's {op_model.name}"))
             continue
-        ms = shape.members[member]
-        params[member] = vs if ms.type_name == "list" else (int(vs[0]) if ms.type_name in ("integer", "long") and vs[0].lstrip("-").isdigit() else vs[0])
+        params[member] = query_value(shape.members[member], vs)
     return params
 
 
