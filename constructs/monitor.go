@@ -44,9 +44,12 @@ type MonitorProps struct {
 	// Submitter, when given, gets alarms on its errors, throttles and
 	// dead-letter queue, and dashboard widgets. Default: none.
 	Submitter Submitter
-	// AlarmTopic receives every alarm. Default: a new topic encrypted with a
-	// new customer-managed KMS key, with Platform.Monitoring.AlarmEmails
-	// subscribed.
+	// AlarmTopic receives every alarm. Its policy must let
+	// cloudwatch.amazonaws.com publish (sns:Publish) and, when it is
+	// encrypted, its key must let CloudWatch use it (kms:Decrypt,
+	// kms:GenerateDataKey*). Default: a new topic encrypted with a new
+	// customer-managed KMS key, allowing exactly this platform's alarms, with
+	// Platform.Monitoring.AlarmEmails subscribed.
 	AlarmTopic awssns.ITopic
 	// ObserverCode and PollerCode are prebuilt function code (folders with
 	// bootstrap and platform.json). Default: built from ObserverPackage and
@@ -223,10 +226,18 @@ func newAlarmTopic(scope constructs.Construct, p *platform.Platform) awssns.Topi
 	for _, email := range p.Monitoring.AlarmEmails {
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(email), nil))
 	}
-	cdknag.NagSuppressions_AddResourceSuppressions(key, &[]*cdknag.NagPackSuppression{{
-		Id:     jsii.String("AwsSolutions-IAM5"),
-		Reason: jsii.String("In a key policy, Resource * means this key only; kms:GenerateDataKey* is the action family SNS documents for encrypted topics, for this platform's alarms only."),
-	}}, jsii.Bool(true))
+	cdknag.NagSuppressions_AddResourceSuppressions(key, &[]*cdknag.NagPackSuppression{
+		{
+			Id:        jsii.String("AwsSolutions-IAM5"),
+			AppliesTo: &[]interface{}{"Resource::*"},
+			Reason:    jsii.String("In a key policy, Resource * means this key only."),
+		},
+		{
+			Id:        jsii.String("AwsSolutions-IAM5"),
+			AppliesTo: &[]interface{}{"Action::kms:GenerateDataKey*"},
+			Reason:    jsii.String("kms:GenerateDataKey* is the action family the SNS developer guide names for services publishing to encrypted topics; it is allowed to this platform's alarms only."),
+		},
+	}, jsii.Bool(false))
 	return topic
 }
 

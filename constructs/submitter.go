@@ -140,11 +140,7 @@ const PlatformTag = "trainq:platform"
 //     the platform's queue before it acts on it.
 func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue) {
 	role := f.role
-	stack := awscdk.Stack_Of(role)
-	jobs := stack.FormatArn(&awscdk.ArnComponents{
-		Service: jsii.String("batch"), Resource: jsii.String("service-job"), ResourceName: jsii.String("*"),
-		ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
-	})
+	jobs := serviceJobsArn(queue.JobQueueArn())
 	requestTag := &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + PlatformTag: platformName}}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("batch:SubmitServiceJob"),

@@ -26,8 +26,10 @@ type ITrainingQueue interface {
 	ExecutionRole() IExecutionRole
 	// GrantSubmit lets grantee submit service jobs to this queue and pass the
 	// execution role to SageMaker: exactly batch:SubmitServiceJob on the
-	// queue and iam:PassRole on the role with iam:PassedToService =
-	// sagemaker.amazonaws.com. A grantee that tags the jobs it submits also
+	// queue and its account's new service jobs, and iam:PassRole on the role
+	// with iam:PassedToService = sagemaker.amazonaws.com. It bypasses the
+	// submission function's classes: for a pipeline, prefer
+	// Submitter.GrantSubmit. A grantee that tags the jobs it submits also
 	// needs batch:TagResource on the account's service jobs, which this does
 	// not grant (trainq's submission function has it).
 	GrantSubmit(grantee awsiam.IGrantable) awsiam.Grant
@@ -208,13 +210,25 @@ func (q *trainingQueue) AddQuotaShare(id string, props *QuotaShareProps) QuotaSh
 	return addQuotaShare(q.Construct, q, &q.shares, q.quota, id, props)
 }
 
+// grantSubmit lets grantee submit to the queue: SubmitServiceJob acts on
+// the queue and on the new service job, both required resources (Service
+// Authorization Reference, AWS Batch), and needs the execution role passed.
 func grantSubmit(grantee awsiam.IGrantable, queueArn *string, role IExecutionRole) awsiam.Grant {
 	submit := awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
 		Grantee:      grantee,
 		Actions:      jsii.Strings("batch:SubmitServiceJob"),
-		ResourceArns: &[]*string{queueArn},
+		ResourceArns: &[]*string{queueArn, serviceJobsArn(queueArn)},
 	})
 	return submit.Combine(role.GrantPassRole(grantee))
+}
+
+// serviceJobsArn is the ARN pattern of every service job in the queue's
+// account and region: service jobs get their ids when submitted.
+func serviceJobsArn(queueArn *string) *string {
+	c := awscdk.Arn_Split(queueArn, awscdk.ArnFormat_SLASH_RESOURCE_NAME)
+	return awscdk.Fn_Join(jsii.String(""), &[]*string{
+		jsii.String("arn:"), c.Partition, jsii.String(":batch:"), c.Region, jsii.String(":"), c.Account, jsii.String(":service-job/*"),
+	})
 }
 
 // TrainingQueueAttributes describe an existing queue to import.

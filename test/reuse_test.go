@@ -2,6 +2,8 @@ package test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,22 +76,26 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 		}
 	}
 
-	// GrantSubmit: exactly SubmitServiceJob on the queue, PassRole on the
-	// imported role to SageMaker only.
-	policies := findResources(tpl, "AWS::IAM::Policy")
-	var got []any
-	for _, p := range policies {
-		got = append(got, asList(get(p, "Properties.PolicyDocument.Statement"))...)
+	// GrantSubmit, as IAM decides it: SubmitServiceJob on the team's queue
+	// and the service jobs it creates, PassRole on the imported role to
+	// SageMaker only; nothing else.
+	data := []byte(mustJSON(tpl.ToJSON()))
+	path := filepath.Join(t.TempDir(), "vision.template.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	want := []any{
-		map[string]any{"Action": "batch:SubmitServiceJob", "Effect": "Allow", "Resource": getAtt(queueID, "JobQueueArn")},
-		map[string]any{"Action": "iam:PassRole", "Effect": "Allow", "Resource": roleArn,
-			"Condition": map[string]any{"StringEquals": map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}}},
-	}
-	if !jsonEqual(want, got) {
-		t.Errorf("pipeline policy statements:\n got %s\nwant %s", mustJSON(got), mustJSON(want))
-	}
-	cfnLint(t, "vision-team", []byte(mustJSON(tpl.ToJSON())))
+	d := deploy(t, path)
+	pipeline := d.roleARN(t, "Pipeline")
+	queueArn := arn("batch", "job-queue/vision-training")
+	d.decide(t, []iamRequest{
+		{name: "the pipeline submits to the team's queue", principal: pipeline, action: "batch:SubmitServiceJob", resource: queueArn, want: allowed, cite: citeBatchActions},
+		{name: "the pipeline creates the service job it submits", principal: pipeline, action: "batch:SubmitServiceJob", resource: arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"), want: allowed, cite: citeBatchActions},
+		{name: "the pipeline cannot submit to the platform team's queue", principal: pipeline, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/trainq-training"), want: denied, cite: citeBatchActions},
+		{name: "the pipeline passes the imported execution role to SageMaker", principal: pipeline, action: "iam:PassRole", resource: roleArn, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
+		{name: "the pipeline cannot pass the execution role to EC2", principal: pipeline, action: "iam:PassRole", resource: roleArn, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
+		{name: "the pipeline cannot cancel jobs", principal: pipeline, action: "batch:TerminateServiceJob", resource: arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"), want: denied, cite: citeEvaluation},
+	})
+	cfnLint(t, "vision-team", data)
 }
 
 func TestConstructsRefuseInvalidPropsNamingPropAndValue(t *testing.T) {
