@@ -103,7 +103,8 @@ func Start(ctx context.Context, rie, bootstrap string, env []string) (*Emulator,
 		return nil, fmt.Errorf("start emulator: %w", err)
 	}
 	go func() { _ = cmd.Wait(); close(e.done) }()
-	for i := 0; i < 200; i++ {
+	// Wait until it listens, it exits, or ctx ends: no limit of its own.
+	for {
 		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
 			c.Close()
 			return e, nil
@@ -113,12 +114,10 @@ func Start(ctx context.Context, rie, bootstrap string, env []string) (*Emulator,
 			return nil, fmt.Errorf("emulator exited at start:\n%s", e.Log())
 		case <-ctx.Done():
 			e.Close()
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("emulator not listening on %s: %w\n%s", addr, ctx.Err(), e.Log())
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
-	e.Close()
-	return nil, fmt.Errorf("emulator not listening on %s after 5 s:\n%s", addr, e.Log())
 }
 
 // Invoke posts payload to the emulator and returns the status and body.

@@ -40,8 +40,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	// No time limit of its own: a cold build on a loaded machine takes what
+	// it takes, within go test's -timeout.
+	ctx := context.Background()
 	bin.dir = dir
 	if bin.bootstrap, err = submitter.Build(ctx, submitter.BootstrapPackage, dir, "bootstrap"); err == nil {
 		if err = submitter.WritePlatform(dir, nil); err == nil {
@@ -66,7 +67,9 @@ func start(t *testing.T, fake *batchfake.Server, name string, extraEnv ...string
 		submit.EnvJobQueue + "=" + queueARN,
 		submit.EnvExecutionRoleARN + "=" + roleARN,
 	}, extraEnv...)...)
-	e, err := submitter.Start(context.Background(), bin.rie, bin.bootstrap, env)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	e, err := submitter.Start(ctx, bin.rie, bin.bootstrap, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +91,7 @@ type answer struct {
 
 func invoke(t *testing.T, e *submitter.Emulator, payload []byte) answer {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	status, body, err := e.Invoke(ctx, payload)
 	if err != nil || status != 200 {
@@ -171,13 +174,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		// before the answers but reach the log through a pipe: wait for
 		// them (bounded).
 		var ds []metrics.Datum
-		for i := 0; i < 200; i++ {
-			ds = emfData(t, e.Log())
-			if len(ds) >= 6 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitFor(t, func() bool { ds = emfData(t, e.Log()); return len(ds) >= 6 })
 		q := "Queue=trainq-training"
 		for _, key := range []string{
 			"trainq/JobsSubmitted{Class=research," + q + ",Team=search-ranking}",
@@ -281,7 +278,7 @@ func TestInitFailsWithAClearMessage(t *testing.T) {
 	fake := batchfake.New(0)
 	defer fake.Close()
 	e := start(t, fake, "trainq-submit", submit.EnvJobQueue+"=not-an-arn")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	_, body, err := e.Invoke(ctx, fixture(t, "submit-minimal.json"))
 	if err != nil {
@@ -292,10 +289,32 @@ func TestInitFailsWithAClearMessage(t *testing.T) {
 	}
 	// The variable is set twice; the emulator's environment keeps the
 	// last, so the bad value is what the function sees.
-	for i := 0; i < 50 && !strings.Contains(e.Log(), "not-an-arn"); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, func() bool { return strings.Contains(e.Log(), "not-an-arn") })
 	if log := e.Log(); !strings.Contains(log, submit.EnvJobQueue+`: got "not-an-arn"`) {
 		t.Errorf("log lacks the message naming %s and its value:\n%s", submit.EnvJobQueue, log)
+	}
+}
+
+// testContext ends when the test binary's deadline (go test -timeout) is
+// near, leaving time to report: the tests set no time limit of their own,
+// so a slow machine is slow, not failing.
+func testContext(t *testing.T) (context.Context, context.CancelFunc) {
+	if d, ok := t.Deadline(); ok {
+		return context.WithDeadline(context.Background(), d.Add(-30*time.Second))
+	}
+	return context.WithCancel(context.Background())
+}
+
+// waitFor polls cond until it holds or the test's deadline is near, and
+// then lets the caller's assertions report what was seen.
+func waitFor(t *testing.T, cond func() bool) {
+	ctx, cancel := testContext(t)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
