@@ -8,132 +8,6 @@ import (
 	"strings"
 )
 
-// Limits that AWS Batch and SageMaker place on a platform.
-const (
-	MaxQuotaSharesPerQueue    = 20
-	MaxCapacityLimitsPerShare = 5
-	MinWeight                 = 0.0001
-	MaxWeight                 = 999.9999
-	MaxShareDecaySeconds      = 604800
-	MaxComputeReservation     = 99
-	MaxSchedulingPriority     = 9999
-	MaxQueuePriority          = 1000
-	MaxRetries                = 9
-	MaxPreemptionRetries      = 9999
-	MaxRuntimeSecondsLimit    = 28 * 24 * 3600
-)
-
-// pattern is a regular expression with a length limit. Length limits are
-// kept out of the expressions because Go compiles a counted repetition such
-// as {1,512} into that many states, which costs every function milliseconds
-// at start-up.
-type pattern struct {
-	re  *regexp.Regexp
-	max int
-}
-
-func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re.MatchString(s) }
-
-var (
-	// namePattern: platform names prefix function names (≤64 chars with a
-	// suffix) and other resource names.
-	namePattern = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*$`), 32}
-	// batchNamePattern is what Batch accepts for quota share names.
-	batchNamePattern = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), 128}
-	// shareIDPattern is what Batch accepts for fair-share identifiers (no
-	// hyphen; a trailing * would make a prefix, which trainq does not use).
-	shareIDPattern = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), 255}
-	// classPattern: class names are Lambda alias names and metric dimension
-	// values.
-	classPattern        = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`), 64}
-	instanceTypePattern = regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`)
-	// roleARNPattern: a role name (with path) is at most 512 characters.
-	roleARNPattern = pattern{regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`), len("arn:aws-us-gov:iam::123456789012:role/") + 512}
-	ecrRepoPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
-	// subnetIDPattern and securityGroupIDPattern: EC2 IDs are a prefix and 8
-	// (older) or 17 lowercase hex digits.
-	subnetIDPattern        = regexp.MustCompile(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	securityGroupIDPattern = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	// kmsKeyARNPattern: a key ARN in any partition, with KMS's Region pattern
-	// (https://docs.aws.amazon.com/kms/latest/APIReference/API_MultiRegionKey.html)
-	// and a key ID that is a UUID (1234abcd-12ab-34cd-56ef-1234567890ab) or,
-	// for a multi-Region key, mrk- and 32 hex digits
-	// (mrk-1234abcd12ab34cd56ef1234567890ab, as in the KMS API reference).
-	// Alias ARNs are refused: "To specify a KMS key in an IAM policy
-	// statement, you must use its key ARN"
-	// (https://docs.aws.amazon.com/kms/latest/developerguide/cmks-in-iam-policies.html).
-	kmsKeyARNPattern   = regexp.MustCompile(`^arn:aws[a-z-]*:kms:([a-z]+-){2,3}[0-9]+:[0-9]{12}:key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$`)
-	kmsAliasARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[^:]*:[^:]*:alias/`)
-)
-
-// Limits of the training section. SageMaker's VpcConfig takes 1 to 16
-// subnets and 1 to 5 security groups
-// (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_VpcConfig.html).
-// The number of KMS keys is trainq's own cap, which keeps the execution
-// role's policy small.
-const (
-	maxTrainingSubnets        = 16
-	maxTrainingSecurityGroups = 5
-	maxTrainingKMSKeys        = 20
-)
-
-// Problem is one thing wrong with a platform: the field, the value received
-// and what is allowed.
-type Problem struct {
-	Field   string `json:"field"`
-	Value   string `json:"value"`
-	Allowed string `json:"allowed"`
-}
-
-func (p Problem) String() string {
-	return fmt.Sprintf("%s: got %s, want %s", p.Field, p.Value, p.Allowed)
-}
-
-// Problems is a list of problems.
-type Problems []Problem
-
-func (ps *Problems) add(field string, value any, allowed string) {
-	*ps = append(*ps, Problem{Field: field, Value: show(value), Allowed: allowed})
-}
-
-func (ps *Problems) addf(field string, value any, format string, args ...any) {
-	ps.add(field, value, fmt.Sprintf(format, args...))
-}
-
-func show(v any) string {
-	switch v := v.(type) {
-	case string:
-		if v == "(unknown key)" {
-			return v
-		}
-		return fmt.Sprintf("%q", v)
-	case nil:
-		return "nothing"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return fmt.Sprint(v)
-}
-
-// ValidationError lists every problem found in a platform.
-type ValidationError struct {
-	Problems Problems
-}
-
-func (e *ValidationError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = "  - " + p.String()
-	}
-	noun := "problems"
-	if len(e.Problems) == 1 {
-		noun = "problem"
-	}
-	return fmt.Sprintf("invalid platform (%d %s):\n%s", len(e.Problems), noun, strings.Join(lines, "\n"))
-}
-
 // Validate checks a defaulted platform and returns a *ValidationError listing
 // every problem, or nil.
 func (p *Platform) Validate() error {
@@ -384,10 +258,6 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 	}
 }
 
-var validRetention = map[int]bool{1: true, 3: true, 5: true, 7: true, 14: true, 30: true, 60: true, 90: true,
-	120: true, 150: true, 180: true, 365: true, 400: true, 545: true, 731: true, 1096: true, 1827: true,
-	2192: true, 2557: true, 2922: true, 3288: true, 3653: true}
-
 func (p *Platform) validateSubmission(ps *Problems) {
 	s := p.Submission
 	seen := map[string]bool{}
@@ -478,13 +348,4 @@ func checkIDs(ps *Problems, field string, ids []string, limit int, re *regexp.Re
 		}
 		seen[id] = true
 	}
-}
-
-func (p *Platform) hasPool(instanceType string) bool {
-	for _, pool := range p.Pools {
-		if pool.InstanceType == instanceType {
-			return true
-		}
-	}
-	return false
 }

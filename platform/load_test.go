@@ -1,0 +1,313 @@
+package platform
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestEmbeddedDefaultIsTheReferenceSetup checks the promises of DESIGN.md:
+// quota mode, one GPU pool (40 × ml.p5.48xlarge, 60 × ml.p4d.24xlarge), two
+// teams that lend and borrow, in-share preemption on, three classes with
+// non-overlapping bands and production highest.
+func TestEmbeddedDefaultIsTheReferenceSetup(t *testing.T) {
+	p := Default()
+	if p.Scheduling.Mode != ModeQuota {
+		t.Errorf("mode = %q, want quota", p.Scheduling.Mode)
+	}
+	if got, want := p.Pools, []Pool{{"ml.p5.48xlarge", 40}, {"ml.p4d.24xlarge", 60}}; !cmp.Equal(want, got) {
+		t.Errorf("pools = %v, want %v", got, want)
+	}
+	if len(p.Teams) != 2 {
+		t.Fatalf("%d teams, want 2", len(p.Teams))
+	}
+	for _, team := range p.Teams {
+		if team.Sharing != StrategyLendAndBorrow || team.Sharing.BatchStrategy() != "LEND_AND_BORROW" {
+			t.Errorf("team %s shares %q, want lend-and-borrow", team.Name, team.Sharing)
+		}
+		if team.BorrowLimit() == 0 {
+			t.Errorf("team %s may borrow nothing (borrow limit 0)", team.Name)
+		}
+		if !team.PreemptsInShare() {
+			t.Errorf("team %s: in-share preemption off, want on", team.Name)
+		}
+	}
+	// The teams' guarantees fit the pool: each type's sum is at most the pool.
+	for _, pool := range p.Pools {
+		sum := 0
+		for _, team := range p.Teams {
+			sum += team.CapacityOf(pool.InstanceType)
+		}
+		if sum == 0 || sum > pool.Instances {
+			t.Errorf("teams guarantee %d × %s, want 1 to %d", sum, pool.InstanceType, pool.Instances)
+		}
+	}
+	if diff := cmp.Diff([]string{"production", "research", "sweep"}, p.ClassNames()); diff != "" {
+		t.Errorf("class names (-want +got):\n%s", diff)
+	}
+	for i, c := range p.Classes {
+		for j, o := range p.Classes {
+			if i != j && c.Priority.Min <= o.Priority.Max && o.Priority.Min <= c.Priority.Max {
+				t.Errorf("bands of %s %v and %s %v overlap", c.Name, c.Priority, o.Name, o.Priority)
+			}
+		}
+	}
+	prod, _ := p.Class("production")
+	for _, c := range p.Classes {
+		if c.Name != "production" && c.Priority.Max >= prod.Priority.Min {
+			t.Errorf("class %s reaches %d, not below production's lowest %d", c.Name, c.Priority.Max, prod.Priority.Min)
+		}
+	}
+	sweep, _ := p.Class("sweep")
+	research, _ := p.Class("research")
+	if !(sweep.Priority.Max < research.Priority.Min) {
+		t.Errorf("sweep %v is not below research %v", sweep.Priority, research.Priority)
+	}
+	if p.Monitoring.MaxWaitSeconds["production"] >= p.Monitoring.MaxWaitSeconds["sweep"] {
+		t.Errorf("production may wait %d s and sweep %d s, want production alarmed first",
+			p.Monitoring.MaxWaitSeconds["production"], p.Monitoring.MaxWaitSeconds["sweep"])
+	}
+}
+
+func TestDefaultYAMLIsTheDefault(t *testing.T) {
+	if diff := cmp.Diff(Default(), mustParse(t, DefaultYAML())); diff != "" {
+		t.Errorf("Parse(DefaultYAML()) differs from Default() (-Default +parsed):\n%s", diff)
+	}
+	// Callers get copies: changing one must not change the next.
+	b := DefaultYAML()
+	copy(b, bytes.Repeat([]byte("x"), len(b)))
+	if !strings.Contains(string(DefaultYAML()), "search-ranking") {
+		t.Error("changing the bytes DefaultYAML returned changed the embedded default")
+	}
+	p := Default()
+	p.Teams[0].Name = "changed"
+	p.Classes[0].Priority.Min = 0
+	if Default().Teams[0].Name == "changed" || Default().Classes[0].Priority.Min == 0 {
+		t.Error("changing a platform Default returned changed the next Default")
+	}
+}
+
+// TestManyMistakesAreListedAtOnce parses a file with fifteen mistakes, each
+// marked by a comment in the file, and expects every one of them, in a fixed
+// order: unknown keys first (keys in alphabetical order, depth first), then
+// the checks in the order of the file's sections.
+func TestManyMistakesAreListedAtOnce(t *testing.T) {
+	data := readTestdata(t, "bad/many-mistakes.yaml")
+	want := []string{
+		"scheduling.preemption",
+		"trainig",
+		"name",
+		"pools[0].instanceType",
+		"scheduling.shareDecaySeconds",
+		"scheduling.computeReservation",
+		"classes[1].priority",
+		"classes[2].retries",
+		"teams[0].name",
+		"teams[1].weight",
+		"teams[2].capacity",
+		"monitoring.alarmEmails[0]",
+		"monitoring.logRetentionDays",
+		"submission.submitters[0].roleArn",
+		"submission.submitters[0].classes[1]",
+	}
+	_, err := Parse(data)
+	ps := problemsOf(t, err)
+	if diff := cmp.Diff(want, fields(ps)); diff != "" {
+		t.Errorf("problem fields (-want +got):\n%s\nerror:\n%v", diff, err)
+	}
+	for _, p := range ps {
+		if p.Field == "" || p.Value == "" || p.Allowed == "" {
+			t.Errorf("problem %+v lacks a field, value or allowed range", p)
+		}
+	}
+	// 15 mistakes: a heading and one "  - field: got …, want …" line each.
+	lines := strings.Split(err.Error(), "\n")
+	if lines[0] != "invalid platform (15 problems):" || len(lines) != 16 {
+		t.Errorf("error text has heading %q and %d lines, want \"invalid platform (15 problems):\" and 16:\n%v", lines[0], len(lines), err)
+	}
+	for i, p := range ps {
+		if i+1 < len(lines) && lines[i+1] != "  - "+p.Field+": got "+p.Value+", want "+p.Allowed {
+			t.Errorf("line %d = %q, want the field, value and allowed range of problem %d", i+1, lines[i+1], i)
+		}
+	}
+	// The same file gives the same list every time.
+	for range 20 {
+		_, again := Parse(data)
+		if diff := cmp.Diff(ps, problemsOf(t, again)); diff != "" {
+			t.Fatalf("a second parse listed different problems (-first +again):\n%s", diff)
+		}
+	}
+}
+
+// TestOneMistakeIsNotReportedAsMany: a single mistake must not cascade into
+// messages about fields the user wrote correctly.
+func TestOneMistakeIsNotReportedAsMany(t *testing.T) {
+	cases := []struct {
+		name   string
+		base   func() doc
+		change func(testing.TB, doc)
+		field  string
+	}{
+		{
+			// With a misspelt mode, the quota teams are judged as fair-share
+			// teams: their names, weights, capacity and sharing are all
+			// reported, and the user is told to remove their capacity.
+			name: "a misspelt mode is reported once, not as one problem per team field",
+			base: quotaDoc, change: to("scheduling.mode", "quotas"),
+			field: "scheduling.mode",
+		},
+		{
+			// A pool of 0 instances is then treated as absent: each team
+			// capacity and submission type of that instance type is told to
+			// use "an instance type of the pools (ml.p5.48xlarge, …)", which
+			// lists the very type it uses.
+			name: "a pool of 0 instances is reported once, not as missing from the pools",
+			base: quotaDoc, change: to("pools.0.instances", 0),
+			field: "pools[0].instances",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.base()
+			tc.change(t, d)
+			_, err := Parse(render(t, d))
+			if diff := cmp.Diff([]string{tc.field}, fields(problemsOf(t, err))); diff != "" {
+				t.Errorf("problem fields (-want +got):\n%s\nerror:\n%v", diff, err)
+			}
+		})
+	}
+}
+
+// TestYAMLSyntaxErrorIsAParseError: text that is not YAML at all is a parse
+// error, not a list of problems.
+func TestYAMLSyntaxErrorIsAParseError(t *testing.T) {
+	_, err := Parse([]byte("pools: [\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "parse platform:") {
+		t.Errorf("got %v, want an error starting with \"parse platform:\"", err)
+	}
+}
+
+// TestJSONRoundTrip: the JSON bundled with the functions parses back to the
+// same platform.
+func TestJSONRoundTrip(t *testing.T) {
+	cases := map[string][]byte{
+		"the default":        DefaultYAML(),
+		"testdata/fairshare": readTestdata(t, "fairshare.yaml"),
+		"testdata/quota":     readTestdata(t, "quota.yaml"),
+		"the documented example": func() []byte {
+			b, err := os.ReadFile(filepath.Join("..", "docs", "trainq.example.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}(),
+		// Failure alarms turned off must stay off: the empty list must not
+		// turn back into the default [production] on the way.
+		"failure alarms turned off": func() []byte {
+			d := quotaDoc()
+			set(t, d, "monitoring.failureAlarmClasses", []any{})
+			return render(t, d)
+		}(),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := mustParse(t, data)
+			back := mustParse(t, p.JSON())
+			// An empty list and no list are the same list; a list that
+			// turns into a different one is not.
+			if diff := cmp.Diff(p, back, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("platform after JSON and back (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestYAMLAndJSONAreEquivalent: the same platform written in JSON and in
+// YAML parses to the same value, and the same mistakes give the same
+// problems.
+func TestYAMLAndJSONAreEquivalent(t *testing.T) {
+	fromYAML := mustParse(t, readTestdata(t, "quota.yaml"))
+	fromJSON := mustParse(t, readTestdata(t, "quota.json"))
+	if diff := cmp.Diff(fromYAML, fromJSON); diff != "" {
+		t.Errorf("quota.yaml and quota.json differ (-yaml +json):\n%s", diff)
+	}
+
+	badYAML := `
+pools:
+  - instanceType: ml.p5.48xlarge
+    instances: "forty"
+teams: [{name: x, capacity: [{instanceType: ml.p5.48xlarge, instances: 1}], colour: red}]
+`
+	badJSON := `{"pools": [{"instanceType": "ml.p5.48xlarge", "instances": "forty"}],
+ "teams": [{"name": "x", "capacity": [{"instanceType": "ml.p5.48xlarge", "instances": 1}], "colour": "red"}]}`
+	_, errYAML := Parse([]byte(badYAML))
+	_, errJSON := Parse([]byte(badJSON))
+	want := []string{"pools[0].instances", "teams[0].colour"}
+	if diff := cmp.Diff(want, fields(problemsOf(t, errYAML))); diff != "" {
+		t.Errorf("YAML problems (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(problemsOf(t, errYAML), problemsOf(t, errJSON)); diff != "" {
+		t.Errorf("problems differ (-yaml +json):\n%s", diff)
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	p, err := LoadFile(filepath.Join("testdata", "fairshare.yaml"))
+	if err != nil || p.Scheduling.Mode != ModeFairShare {
+		t.Fatalf("LoadFile(fairshare.yaml) = mode %v, %v; want a fair-share platform", p, err)
+	}
+
+	bad := filepath.Join("testdata", "bad", "many-mistakes.yaml")
+	_, err = LoadFile(bad)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), bad) {
+		t.Errorf("LoadFile(bad file) = %v; want a *ValidationError naming %s", err, bad)
+	}
+
+	missing := filepath.Join(t.TempDir(), "trainq.yaml")
+	_, err = LoadFile(missing)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("LoadFile(missing) = %v; want a not-exist error naming %s", err, missing)
+	}
+}
+
+// TestFairshareFixture pins testdata/fairshare.yaml, which other packages'
+// tests use.
+func TestFairshareFixture(t *testing.T) {
+	p := mustParse(t, readTestdata(t, "fairshare.yaml"))
+	if p.Scheduling.Mode != ModeFairShare || *p.Scheduling.ShareDecaySeconds != 7200 || *p.Scheduling.ComputeReservation != 10 {
+		t.Errorf("scheduling = %+v, want fairshare, decay 7200 s, reservation 10", p.Scheduling)
+	}
+	if diff := cmp.Diff([]Pool{{"ml.p5.48xlarge", 16}, {"ml.p4d.24xlarge", 32}}, p.Pools); diff != "" {
+		t.Errorf("pools (-want +got):\n%s", diff)
+	}
+	var weights []float64
+	shareID := regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+	for _, team := range p.Teams {
+		weights = append(weights, team.Weight)
+		if !shareID.MatchString(team.Name) {
+			t.Errorf("team %q: want letters, digits and '_' only", team.Name)
+		}
+	}
+	if diff := cmp.Diff([]float64{0.5, 1, 2}, weights); diff != "" {
+		t.Errorf("weights (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(defaultClassesWant(), p.Classes); diff != "" {
+		t.Errorf("classes are not the defaults (-want +got):\n%s", diff)
+	}
+	if len(p.Monitoring.AlarmEmails) == 0 {
+		t.Error("no monitoring.alarmEmails entry")
+	}
+	if len(p.Submission.Submitters) != 1 ||
+		!strings.HasPrefix(p.Submission.Submitters[0].RoleARN, "arn:aws:iam::123456789012:role/") ||
+		!cmp.Equal([]string{"research", "sweep"}, p.Submission.Submitters[0].Classes) {
+		t.Errorf("submitters = %+v, want one role of account 123456789012 for [research sweep]", p.Submission.Submitters)
+	}
+}
