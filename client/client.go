@@ -24,8 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
-	"github.com/trainq/trainq/submit"
 )
 
 // Commands are the commands Run serves, with a one-line summary each.
@@ -36,15 +36,6 @@ var Commands = map[string]string{
 	"reprioritize": "change a job's priority inside its class",
 }
 
-// FunctionError is an error the submission function answered with.
-type FunctionError struct {
-	// Type is ValidationError, Forbidden, Throttled or UpstreamError.
-	Type    string `json:"errorType"`
-	Message string `json:"errorMessage"`
-}
-
-func (e *FunctionError) Error() string { return e.Type + ": " + e.Message }
-
 // Run executes command with args, writing results to stdout and usage to
 // stderr. It returns flag.ErrHelp after printing usage for -h.
 func Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
@@ -54,16 +45,16 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	c := &cmd{name: command, fs: flag.NewFlagSet("trainq "+command, flag.ContinueOnError)}
 	c.fs.SetOutput(stderr)
 	c.common()
-	var build func() (submit.Request, error)
+	var build func() (contract.Request, error)
 	switch command {
 	case "submit":
 		build = c.submitFlags()
 	case "status":
-		build = c.jobFlags(submit.ActionDescribe)
+		build = c.jobFlags(contract.ActionDescribe)
 	case "cancel":
-		build = c.jobFlags(submit.ActionCancel)
+		build = c.jobFlags(contract.ActionCancel)
 	case "reprioritize":
-		build = c.jobFlags(submit.ActionReprioritize)
+		build = c.jobFlags(contract.ActionReprioritize)
 	}
 	c.fs.Usage = func() { c.usage(stderr) }
 	if err := c.fs.Parse(args); err != nil {
@@ -128,14 +119,14 @@ func (t tagFlag) Set(v string) error {
 	return nil
 }
 
-func (c *cmd) submitFlags() func() (submit.Request, error) {
+func (c *cmd) submitFlags() func() (contract.Request, error) {
 	c.positional = ""
 	c.examples = []string{
 		"trainq submit --class research --team search-ranking --job-name bert-base --training-job job.json",
 		"trainq submit --class production --file request.json --priority 80 --output json",
 	}
 	var file, trainingJob, instanceTypes string
-	var req submit.Request
+	var req contract.Request
 	var priority, retries, maxRuntime int
 	tags := tagFlag{}
 	c.fs.StringVar(&file, "file", "", "request JSON file (the function's request; flags override its fields)")
@@ -148,11 +139,11 @@ func (c *cmd) submitFlags() func() (submit.Request, error) {
 	c.fs.IntVar(&maxRuntime, "max-runtime-seconds", 0, "lower the class's maximum runtime of one attempt")
 	c.fs.IntVar(&retries, "retries", 0, "lower the class's number of retries")
 	c.fs.Var(tags, "tag", "job tag `key=value` (repeatable)")
-	return func() (submit.Request, error) {
+	return func() (contract.Request, error) {
 		if c.fs.NArg() > 0 {
 			return req, fmt.Errorf("unexpected arguments %q (submit takes flags only)", c.fs.Args())
 		}
-		out := submit.Request{}
+		out := contract.Request{}
 		if file != "" {
 			b, err := os.ReadFile(file)
 			if err != nil {
@@ -213,40 +204,40 @@ func (c *cmd) submitFlags() func() (submit.Request, error) {
 		if out.IdempotencyKey == "" {
 			out.IdempotencyKey = "trainq-cli-" + randomKey()
 		}
-		out.Action = submit.ActionSubmit
+		out.Action = contract.ActionSubmit
 		return out, nil
 	}
 }
 
-func (c *cmd) jobFlags(action string) func() (submit.Request, error) {
+func (c *cmd) jobFlags(action string) func() (contract.Request, error) {
 	c.positional = "JOB_ID"
 	var priority int
 	var reason string
 	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class (operators only: it may act on any class's jobs)")
 	switch action {
-	case submit.ActionDescribe:
+	case contract.ActionDescribe:
 		c.examples = []string{"trainq status --class research 4f2a9c1e-0000-4000-8000-000000000001", "trainq status --unqualified --output json JOB_ID"}
-	case submit.ActionCancel:
-		c.fs.StringVar(&reason, "reason", "", "why the job is cancelled (default: "+submit.DefaultCancelReason+")")
+	case contract.ActionCancel:
+		c.fs.StringVar(&reason, "reason", "", "why the job is cancelled (default: "+contract.DefaultCancelReason+")")
 		c.examples = []string{"trainq cancel --class research --reason 'wrong dataset' JOB_ID"}
-	case submit.ActionReprioritize:
+	case contract.ActionReprioritize:
 		c.fs.IntVar(&priority, "priority", 0, "new priority inside the job's class band, 0-99 (required)")
 		c.examples = []string{"trainq reprioritize --class research --priority 90 JOB_ID"}
 	}
-	return func() (submit.Request, error) {
+	return func() (contract.Request, error) {
 		if c.fs.NArg() != 1 {
-			return submit.Request{}, fmt.Errorf("want exactly one JOB_ID argument, got %d", c.fs.NArg())
+			return contract.Request{}, fmt.Errorf("want exactly one JOB_ID argument, got %d", c.fs.NArg())
 		}
 		switch {
 		case c.class == "" && !c.unqualified:
-			return submit.Request{}, errors.New("--class is required: it selects the function alias you may invoke " +
+			return contract.Request{}, errors.New("--class is required: it selects the function alias you may invoke " +
 				"(any class's alias may show a job; cancel and reprioritize need the job's own class), " +
 				"or --unqualified to invoke the function without an alias (operators only)")
 		case c.class != "" && c.unqualified:
-			return submit.Request{}, errors.New("--class and --unqualified exclude each other")
+			return contract.Request{}, errors.New("--class and --unqualified exclude each other")
 		}
-		req := submit.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
-		if action == submit.ActionReprioritize {
+		req := contract.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
+		if action == contract.ActionReprioritize {
 			set := false
 			c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "priority" })
 			if !set {
@@ -273,7 +264,7 @@ func (c *cmd) functionName() (string, error) {
 	return p.SubmitFunctionName(), nil
 }
 
-func (c *cmd) invoke(ctx context.Context, req submit.Request) (*submit.Response, error) {
+func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Response, error) {
 	if c.output != "table" && c.output != "json" {
 		return nil, fmt.Errorf("--output: got %q, want table or json", c.output)
 	}
@@ -302,13 +293,13 @@ func (c *cmd) invoke(ctx context.Context, req submit.Request) (*submit.Response,
 		return nil, fmt.Errorf("invoke %s: %w", qualified(name, c.class), err)
 	}
 	if out.FunctionError != nil {
-		fe := &FunctionError{}
+		fe := &contract.FunctionError{}
 		if json.Unmarshal(out.Payload, fe) != nil || fe.Type == "" {
-			fe = &FunctionError{Type: aws.ToString(out.FunctionError), Message: string(out.Payload)}
+			fe = &contract.FunctionError{Type: aws.ToString(out.FunctionError), Message: string(out.Payload)}
 		}
 		return nil, fe
 	}
-	var resp submit.Response
+	var resp contract.Response
 	if err := json.Unmarshal(out.Payload, &resp); err != nil {
 		return nil, fmt.Errorf("decode answer of %s: %w", qualified(name, c.class), err)
 	}
@@ -322,7 +313,7 @@ func qualified(name, qualifier string) string {
 	return name + ":" + qualifier
 }
 
-func (c *cmd) print(w io.Writer, r *submit.Response) error {
+func (c *cmd) print(w io.Writer, r *contract.Response) error {
 	if c.output == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/client"
+	"github.com/trainq/trainq/contract"
 )
 
 // invocation is what the fake Lambda endpoint received.
@@ -155,7 +156,7 @@ func TestJobCommandsSendTheirAction(t *testing.T) {
 func TestFunctionErrorsComeBackTyped(t *testing.T) {
 	fakeLambda(t, `{"errorType":"ValidationError","errorMessage":"invalid request (1 problem):\n  - team: got \"x\", want a team"}`, "ValidationError")
 	err := client.Run(context.Background(), "status", []string{"--unqualified", "job-1"}, io.Discard, io.Discard)
-	var fe *client.FunctionError
+	var fe *contract.FunctionError
 	if !errors.As(err, &fe) || fe.Type != "ValidationError" || !strings.Contains(fe.Message, "team") {
 		t.Fatalf("got %v, want a ValidationError FunctionError naming the team", err)
 	}

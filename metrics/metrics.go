@@ -86,7 +86,7 @@ var (
 	JobsFailed = Metric{"JobsFailed", UnitCount, perClassTeam}
 	// JobsCancelled counts jobs that ended FAILED because they were cancelled
 	// through trainq (their status reason starts with
-	// platform.CancelReasonPrefix). JobsFailed does not count them.
+	// contract.CancelReasonPrefix). JobsFailed does not count them.
 	JobsCancelled = Metric{"JobsCancelled", UnitCount, perClassTeam}
 	// JobsPreempted counts preemptions of dispatched (SCHEDULED, STARTING or
 	// RUNNING) jobs.

@@ -5,12 +5,6 @@ import (
 	"time"
 )
 
-// EventSource and DetailType identify the AWS Batch events the observer reads.
-const (
-	EventSource = "aws.batch"
-	DetailType  = "Batch Service Job State Change"
-)
-
 // Service job statuses, as AWS Batch spells them.
 const (
 	StatusSubmitted = "SUBMITTED"

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
@@ -101,9 +102,9 @@ func (o *Observer) Observe(payload []byte) []*metrics.Record {
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return []*metrics.Record{o.reject(now, nil, nil, ReasonNotJSON, fmt.Sprintf("payload is not a JSON event: %v", err))}
 	}
-	if ev.Source != EventSource || ev.DetailType != DetailType {
+	if ev.Source != contract.BatchEventSource || ev.DetailType != contract.BatchServiceJobEvent {
 		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNotBatchEvent,
-			fmt.Sprintf("source %q, detail-type %q; want %q, %q", ev.Source, ev.DetailType, EventSource, DetailType))}
+			fmt.Sprintf("source %q, detail-type %q; want %q, %q", ev.Source, ev.DetailType, contract.BatchEventSource, contract.BatchServiceJobEvent))}
 	}
 	d := ev.Detail
 	if d == nil {

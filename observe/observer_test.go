@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
 	"github.com/trainq/trainq/observe"
@@ -264,13 +265,13 @@ func TestOnlyTheTrainqCancelReasonMakesACancellation(t *testing.T) {
 		reason string
 		want   bool
 	}{
-		{"a failed job whose reason starts with trainq's prefix was cancelled through trainq", observe.StatusFailed, platform.CancelReasonPrefix + " by carol: done early", true},
-		{"the bare prefix is enough", observe.StatusFailed, platform.CancelReasonPrefix, true},
+		{"a failed job whose reason starts with trainq's prefix was cancelled through trainq", observe.StatusFailed, contract.CancelReasonPrefix + " by carol: done early", true},
+		{"the bare prefix is enough", observe.StatusFailed, contract.CancelReasonPrefix, true},
 		{"a job terminated from the console or the AWS CLI failed", observe.StatusFailed, "Terminated by user", false},
-		{"the prefix in the middle of a reason is not trainq's", observe.StatusFailed, "AlgorithmError: " + platform.CancelReasonPrefix, false},
-		{"the prefix is case-sensitive", observe.StatusFailed, strings.ToUpper(platform.CancelReasonPrefix), false},
+		{"the prefix in the middle of a reason is not trainq's", observe.StatusFailed, "AlgorithmError: " + contract.CancelReasonPrefix, false},
+		{"the prefix is case-sensitive", observe.StatusFailed, strings.ToUpper(contract.CancelReasonPrefix), false},
 		{"a failed job without reason failed", observe.StatusFailed, "", false},
-		{"a succeeded job is never a cancellation", observe.StatusSucceeded, platform.CancelReasonPrefix, false},
+		{"a succeeded job is never a cancellation", observe.StatusSucceeded, contract.CancelReasonPrefix, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -177,11 +178,11 @@ func lastStopWasPreemption(d *Detail) bool {
 
 // Cancelled reports whether a FAILED job was cancelled through trainq: the
 // submission function terminates a job with a reason that starts with
-// platform.CancelReasonPrefix, and Batch reports that reason as the job's
+// contract.CancelReasonPrefix, and Batch reports that reason as the job's
 // statusReason. A job terminated any other way (console, AWS CLI, a
 // preemption or a timeout) is not.
 func Cancelled(d *Detail) bool {
-	return d.Status == StatusFailed && strings.HasPrefix(d.StatusReason, platform.CancelReasonPrefix)
+	return d.Status == StatusFailed && strings.HasPrefix(d.StatusReason, contract.CancelReasonPrefix)
 }
 
 // Preempted reports whether this event is the one a preemption caused, with

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -67,7 +68,7 @@ func FuzzInvoke(f *testing.F) {
 			}
 			return
 		}
-		var resp submit.Response
+		var resp contract.Response
 		if err := json.Unmarshal(out, &resp); err != nil || resp.JobID == "" {
 			t.Fatalf("answer %s is not a job (%v)", out, err)
 		}

@@ -2,7 +2,7 @@
 // and validates a request (collecting every problem at once), maps the class
 // to its scheduling-priority band and the team to its share, pins the
 // platform's SageMaker execution role, tags the job with its team, class,
-// idempotency token and platform (TagPlatform, which IAM conditions on),
+// idempotency token and platform (contract.TagPlatform, which IAM conditions on),
 // chooses an instance type with
 // headroom (in quota mode, within the team's quota and borrow limit), and
 // submits the job to AWS Batch idempotently. It also describes, cancels and
@@ -33,6 +33,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -179,7 +180,7 @@ func aliasOf(functionARN string) string {
 // Invoke implements lambda.Handler: decode, handle, encode. Errors are
 // function errors whose errorType is a Kind.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	req, ps := DecodeRequest(payload)
+	req, ps := contract.DecodeRequest(payload)
 	if len(ps) > 0 {
 		err := invalid(ps)
 		h.count(req.Action, nil, err)
@@ -195,7 +196,7 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 // Handle serves one decoded request for caller and writes its metric line.
 // The Batch calls run under a context that ends DeadlineMargin before ctx's
 // deadline, if it has one.
-func (h *Handler) Handle(ctx context.Context, caller Caller, req Request) (*Response, error) {
+func (h *Handler) Handle(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
 	resp, err := h.handle(ctx, caller, req)
 	h.count(req.Action, resp, err)
 	return resp, err
@@ -215,21 +216,21 @@ func (h *Handler) budget(ctx context.Context) (calls, lookup context.Context, ca
 	return calls, lookup, func() { cancelCalls(); cancelLookup() }
 }
 
-func (h *Handler) handle(ctx context.Context, caller Caller, req Request) (*Response, error) {
+func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
 	if caller.Class != "" {
 		if _, ok := h.cfg.Platform.Class(caller.Class); !ok {
-			return nil, forbidden(problems{{Field: "function alias", Value: show(caller.Class),
+			return nil, forbidden(problems{{Field: "function alias", Value: contract.Show(caller.Class),
 				Allowed: "an alias named after a class (" + strings.Join(h.cfg.Platform.ClassNames(), ", ") + ")"}})
 		}
 	}
 	switch req.Action {
-	case "", ActionSubmit:
+	case "", contract.ActionSubmit:
 		return h.submit(ctx, caller, req)
-	case ActionDescribe, ActionCancel, ActionReprioritize:
+	case contract.ActionDescribe, contract.ActionCancel, contract.ActionReprioritize:
 		return h.manage(ctx, caller, req)
 	}
 	var ps problems
-	ps.add("action", req.Action, "submit (the default), describe, cancel or reprioritize")
+	ps.Add("action", req.Action, "submit (the default), describe, cancel or reprioritize")
 	return nil, invalid(ps)
 }
 
@@ -238,10 +239,10 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req Request) (*Resp
 // retries short), UpstreamError otherwise.
 func upstream(op string, err error) *Error {
 	if isThrottle(err) {
-		return &Error{Kind: KindThrottled, Message: fmt.Sprintf("AWS Batch throttled %s after every retry; retry later with the same idempotencyKey", op), Err: err}
+		return &Error{Kind: contract.KindThrottled, Message: fmt.Sprintf("AWS Batch throttled %s after every retry; retry later with the same idempotencyKey", op), Err: err}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return &Error{Kind: KindUpstream, Message: fmt.Sprintf("%s: no answer from AWS Batch before the deadline; retry with the same idempotencyKey", op), Err: err}
+		return &Error{Kind: contract.KindUpstream, Message: fmt.Sprintf("%s: no answer from AWS Batch before the deadline; retry with the same idempotencyKey", op), Err: err}
 	}
-	return &Error{Kind: KindUpstream, Message: op, Err: err}
+	return &Error{Kind: contract.KindUpstream, Message: op, Err: err}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -141,12 +142,12 @@ func TestSubmitGoodRequests(t *testing.T) {
 			}
 			tags := map[string]string{}
 			for k, v := range r.Tags {
-				if k != submit.TagToken {
+				if k != contract.TagToken {
 					tags[k] = v
 				}
 			}
-			if r.Tags[submit.TagToken] != r.ClientToken {
-				t.Errorf("token tag %q, want the clientToken %q", r.Tags[submit.TagToken], r.ClientToken)
+			if r.Tags[contract.TagToken] != r.ClientToken {
+				t.Errorf("token tag %q, want the clientToken %q", r.Tags[contract.TagToken], r.ClientToken)
 			}
 			got := wire{
 				SchedulingPriority: deref(r.SchedulingPriority), Attempts: r.RetryStrategy.Attempts,
@@ -171,7 +172,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				t.Errorf("TrainingJobName %q, want %q", payload.TrainingJobName, wantTJN)
 			}
 			jobs := fake.Jobs()
-			wantResp := submit.Response{
+			wantResp := contract.Response{
 				JobID: jobs[0].ID, JobARN: jobs[0].ARN, JobName: r.JobName, JobQueue: testQueue,
 				Team: *tt.want.QuotaShareName, Class: tt.want.Tags["trainq:class"],
 				SchedulingPriority: tt.want.SchedulingPriority, InstanceType: tt.want.InstanceType,
@@ -372,7 +373,7 @@ func TestLoadSettingsNamesEveryMissingSetting(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error without platform file, queue and role")
 	}
-	for _, want := range []string{"platform.json", submit.EnvJobQueue, submit.EnvExecutionRoleARN} {
+	for _, want := range []string{"platform.json", contract.EnvJobQueue, contract.EnvExecutionRoleARN} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}

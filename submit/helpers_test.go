@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/submit/batchfake"
@@ -77,7 +78,7 @@ func invocation(alias, requestID string) context.Context {
 }
 
 // invoke runs payload through the Lambda library's decode/encode path.
-func invoke(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte) (submit.Response, *messages.InvokeResponse_Error) {
+func invoke(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte) (contract.Response, *messages.InvokeResponse_Error) {
 	t.Helper()
 	out, err := lambda.NewHandler(h).Invoke(ctx, payload)
 	if err != nil {
@@ -85,9 +86,9 @@ func invoke(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte
 		if !errors.As(err, &fe) {
 			t.Fatalf("invoke returned %T %v, want a function error", err, err)
 		}
-		return submit.Response{}, &fe
+		return contract.Response{}, &fe
 	}
-	var resp submit.Response
+	var resp contract.Response
 	if err := json.Unmarshal(out, &resp); err != nil {
 		t.Fatalf("decode answer %s: %v", out, err)
 	}

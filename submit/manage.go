@@ -8,22 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
-
-// DefaultCancelReason is recorded when a cancel request gives no reason.
-const DefaultCancelReason = "through trainq"
-
-// CancelReason is the reason given to TerminateServiceJob:
-// platform.CancelReasonPrefix, ": ", then the caller's reason or
-// DefaultCancelReason. The observer counts jobs that fail with a reason
-// starting with the prefix as cancelled, not failed.
-func CancelReason(reason string) string {
-	if reason == "" {
-		reason = DefaultCancelReason
-	}
-	return platform.CancelReasonPrefix + ": " + reason
-}
 
 // jobIDAllowed describes jobIDPattern for messages.
 const jobIDAllowed = "a Batch job id or job ARN (letters, digits, ':', '/', '_', '.' and '-')"
@@ -31,13 +18,13 @@ const jobIDAllowed = "a Batch job id or job ARN (letters, digits, ':', '/', '_',
 // manage serves describe, cancel and reprioritize. Through a class alias a
 // caller may describe any job of the queue, but cancel or re-prioritize only
 // jobs of the alias's class.
-func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Response, error) {
+func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
 	var ps problems
 	switch {
 	case req.JobID == "":
-		ps.add("jobId", nil, "the id of a job of the queue (as returned by submit)")
+		ps.Add("jobId", nil, "the id of a job of the queue (as returned by submit)")
 	case len(req.JobID) > 1000 || !jobIDPattern.MatchString(req.JobID):
-		ps.add("jobId", req.JobID, jobIDAllowed)
+		ps.Add("jobId", req.JobID, jobIDAllowed)
 	}
 	unused := []struct {
 		name string
@@ -46,25 +33,25 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Resp
 		{"jobName", req.JobName != ""}, {"team", req.Team != ""}, {"idempotencyKey", req.IdempotencyKey != ""},
 		{"instanceTypes", len(req.InstanceTypes) > 0}, {"trainingJob", len(req.TrainingJob) > 0},
 		{"maxRuntimeSeconds", req.MaxRuntimeSeconds != nil}, {"retries", req.Retries != nil}, {"tags", len(req.Tags) > 0},
-		{"priority", req.Priority != nil && req.Action != ActionReprioritize},
-		{"reason", req.Reason != "" && req.Action != ActionCancel},
+		{"priority", req.Priority != nil && req.Action != contract.ActionReprioritize},
+		{"reason", req.Reason != "" && req.Action != contract.ActionCancel},
 	}
 	for _, f := range unused {
 		if f.set {
-			ps.addf(f.name, rawValue("a value"), "no value for action %s", req.Action)
+			ps.Addf(f.name, contract.Shown("a value"), "no value for action %s", req.Action)
 		}
 	}
-	if req.Action == ActionReprioritize {
+	if req.Action == contract.ActionReprioritize {
 		switch {
 		case req.Priority == nil:
-			ps.addf("priority", nil, "0 to %d, the new priority inside the job's class band", platform.RequestPriorityMax)
+			ps.Addf("priority", nil, "0 to %d, the new priority inside the job's class band", platform.RequestPriorityMax)
 		case *req.Priority < 0 || *req.Priority > platform.RequestPriorityMax:
-			ps.addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
+			ps.Addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
 		}
 	}
 	if req.Class != "" {
 		if _, ok := h.cfg.Platform.Class(req.Class); !ok {
-			ps.addf("class", req.Class, "a class of the platform (%s), or no value", strings.Join(h.cfg.Platform.ClassNames(), ", "))
+			ps.Addf("class", req.Class, "a class of the platform (%s), or no value", strings.Join(h.cfg.Platform.ClassNames(), ", "))
 		}
 	}
 	if len(ps) > 0 {
@@ -76,43 +63,43 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req Request) (*Resp
 	d, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(req.JobID)})
 	if err != nil {
 		if isNotFound(err) {
-			ps.add("jobId", req.JobID, "the id of an existing job of the queue")
-			return nil, &Error{Kind: KindValidation, Problems: ps, Message: "invalid request", Err: err}
+			ps.Add("jobId", req.JobID, "the id of an existing job of the queue")
+			return nil, &Error{Kind: contract.KindValidation, Problems: ps, Message: "invalid request", Err: err}
 		}
 		return nil, upstream(fmt.Sprintf("describe job %q", req.JobID), err)
 	}
 	if !h.sameQueue(aws.ToString(d.JobQueue)) {
-		ps.addf("jobId", req.JobID, "a job of the queue %s (it is in %s)", h.cfg.JobQueue, aws.ToString(d.JobQueue))
+		ps.Addf("jobId", req.JobID, "a job of the queue %s (it is in %s)", h.cfg.JobQueue, aws.ToString(d.JobQueue))
 		return nil, invalid(ps)
 	}
 	resp := h.describeResponse(d)
-	if req.Action == ActionDescribe {
+	if req.Action == contract.ActionDescribe {
 		return resp, nil
 	}
 
 	var denied problems
 	if caller.Class != "" && resp.Class != caller.Class {
-		denied.addf("jobId", req.JobID, "a job of class %q, the class of the alias invoked (this job is %q)", caller.Class, resp.Class)
+		denied.Addf("jobId", req.JobID, "a job of class %q, the class of the alias invoked (this job is %q)", caller.Class, resp.Class)
 	}
 	if req.Class != "" && req.Class != resp.Class {
-		denied.addf("class", req.Class, "the job's own class %q (re-prioritizing never moves a job to another class), or no value", resp.Class)
+		denied.Addf("class", req.Class, "the job's own class %q (re-prioritizing never moves a job to another class), or no value", resp.Class)
 	}
 	if len(denied) > 0 {
 		return nil, forbidden(denied)
 	}
 
 	switch req.Action {
-	case ActionCancel:
-		reason := CancelReason(req.Reason)
+	case contract.ActionCancel:
+		reason := contract.CancelReason(req.Reason)
 		if _, err := h.cfg.Batch.TerminateServiceJob(ctx, &batch.TerminateServiceJobInput{JobId: aws.String(req.JobID), Reason: aws.String(reason)}); err != nil {
 			return nil, upstream(fmt.Sprintf("cancel job %q", req.JobID), err)
 		}
 		resp.StatusReason = "cancellation requested: " + reason
 		h.log.Info("cancelled", "jobId", req.JobID, "reason", reason)
-	case ActionReprioritize:
+	case contract.ActionReprioritize:
 		class, ok := h.cfg.Platform.Class(resp.Class)
 		if !ok {
-			ps.addf("jobId", req.JobID, "a job whose class is known (scheduling priority %d is in no class band)", resp.SchedulingPriority)
+			ps.Addf("jobId", req.JobID, "a job whose class is known (scheduling priority %d is in no class band)", resp.SchedulingPriority)
 			return nil, invalid(ps)
 		}
 		sp := class.SchedulingPriority(*req.Priority)

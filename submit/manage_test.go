@@ -9,13 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/submit/batchfake"
 )
 
 // submitOne submits the minimal research fixture and returns its answer.
-func submitOne(t *testing.T, h *submit.Handler) submit.Response {
+func submitOne(t *testing.T, h *submit.Handler) contract.Response {
 	t.Helper()
 	resp, ferr := invoke(t, invocation("", "req-submit"), h, fixture(t, "submit-minimal.json"))
 	if ferr != nil {
@@ -119,7 +119,7 @@ func TestCancelAndReprioritize(t *testing.T) {
 			if job.Terminated != tt.wantCanceled {
 				t.Errorf("terminated %v, want %v", job.Terminated, tt.wantCanceled)
 			}
-			if tt.wantCanceled && job.StatusReason != platform.CancelReasonPrefix+": wrong dataset" {
+			if tt.wantCanceled && job.StatusReason != contract.CancelReasonPrefix+": wrong dataset" {
 				t.Errorf("reason %q, want trainq's prefix and the caller's reason", job.StatusReason)
 			}
 		})
@@ -154,7 +154,7 @@ func TestManageRefusals(t *testing.T) {
 }
 
 func TestResponseFieldNamesAreTheContract(t *testing.T) {
-	b, err := json.Marshal(submit.Response{JobID: "j", JobARN: "a", JobName: "n", JobQueue: "q", Team: "t", Class: "c", SchedulingPriority: 1, InstanceType: "i"})
+	b, err := json.Marshal(contract.Response{JobID: "j", JobARN: "a", JobName: "n", JobQueue: "q", Team: "t", Class: "c", SchedulingPriority: 1, InstanceType: "i"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,8 +198,8 @@ func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
 			if diff := cmp.Diff(struct{ JobID, Reason string }{sub.JobID, tt.wantReason}, body); diff != "" {
 				t.Errorf("TerminateServiceJob request (-want +got):\n%s", diff)
 			}
-			if !strings.HasPrefix(body.Reason, platform.CancelReasonPrefix) {
-				t.Errorf("reason %q does not start with platform.CancelReasonPrefix %q", body.Reason, platform.CancelReasonPrefix)
+			if !strings.HasPrefix(body.Reason, contract.CancelReasonPrefix) {
+				t.Errorf("reason %q does not start with contract.CancelReasonPrefix %q", body.Reason, contract.CancelReasonPrefix)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 )
 
@@ -12,18 +13,18 @@ import (
 // dimension set it lists when a job was created, metrics.SubmissionErrors
 // under both of its sets for an error answer, nothing otherwise (an
 // existing job answered again, describe, cancel, reprioritize).
-func (h *Handler) count(action string, resp *Response, err error) {
+func (h *Handler) count(action string, resp *contract.Response, err error) {
 	r := metrics.Record{Time: h.cfg.Now(), Dimensions: map[string]string{metrics.Queue: QueueName(h.cfg.JobQueue)}}
 	switch {
 	case err != nil:
-		kind := KindUpstream
+		kind := contract.KindUpstream
 		var e *Error
 		if errors.As(err, &e) {
 			kind = e.Kind
 		}
 		r.Dimensions[metrics.ErrorType] = string(kind)
 		r.Add(metrics.SubmissionErrors, 1)
-	case resp != nil && !resp.Existing && (action == "" || action == ActionSubmit):
+	case resp != nil && !resp.Existing && (action == "" || action == contract.ActionSubmit):
 		r.Dimensions[metrics.Class] = resp.Class
 		r.Dimensions[metrics.Team] = resp.Team
 		r.Properties = map[string]any{"jobId": resp.JobID, "instanceType": resp.InstanceType}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -24,7 +25,7 @@ import (
 // failed submission (Batch rejects a repeated token; an answer may be lost
 // after the job was created), the handler lists the queue's jobs of that
 // name and answers with the one carrying the token.
-func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Response, error) {
+func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
 	pl, ps, denied := h.validateSubmit(caller, req)
 	if len(denied) > 0 {
 		return nil, forbidden(append(denied, ps...))
@@ -49,16 +50,16 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 	payload := pl.payload.marshal()
 	if len(payload) > MaxPayloadBytes {
 		var ps problems
-		ps.addf("trainingJob", fmt.Sprintf("%d bytes once filled in", len(payload)), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
+		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", len(payload)), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
 		return nil, invalid(ps)
 	}
 
 	sp := pl.class.SchedulingPriority(pl.priority)
 	tags := pl.tags
-	tags[TagTeam] = pl.team.Name
-	tags[TagClass] = pl.class.Name
-	tags[TagToken] = pl.token
-	tags[TagPlatform] = h.cfg.Platform.Name
+	tags[contract.TagTeam] = pl.team.Name
+	tags[contract.TagClass] = pl.class.Name
+	tags[contract.TagToken] = pl.token
+	tags[contract.TagPlatform] = h.cfg.Platform.Name
 	in := &batch.SubmitServiceJobInput{
 		JobName:               aws.String(pl.batchJobName),
 		JobQueue:              aws.String(h.cfg.JobQueue),
@@ -79,7 +80,7 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 		in.PreemptionConfiguration = &types.ServiceJobPreemptionConfiguration{PreemptionRetriesBeforeTermination: aws.Int32(int32(*r))}
 	}
 
-	resp := &Response{
+	resp := &contract.Response{
 		JobName:            pl.batchJobName,
 		JobQueue:           h.cfg.JobQueue,
 		Team:               pl.team.Name,
@@ -97,10 +98,10 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req Request) (*Resp
 			return found, nil
 		}
 		if isClientError(err) && !isThrottle(err) {
-			return nil, &Error{Kind: KindUpstream, Message: fmt.Sprintf("AWS Batch refused job %q", pl.batchJobName), Err: err}
+			return nil, &Error{Kind: contract.KindUpstream, Message: fmt.Sprintf("AWS Batch refused job %q", pl.batchJobName), Err: err}
 		}
 		if throttled.Load() && calls.Err() != nil {
-			return nil, &Error{Kind: KindThrottled, Message: fmt.Sprintf("AWS Batch throttled submit job %q until the invocation's deadline was near; retry later with the same idempotencyKey", pl.batchJobName), Err: err}
+			return nil, &Error{Kind: contract.KindThrottled, Message: fmt.Sprintf("AWS Batch throttled submit job %q until the invocation's deadline was near; retry later with the same idempotencyKey", pl.batchJobName), Err: err}
 		}
 		return nil, upstream(fmt.Sprintf("submit job %q", pl.batchJobName), err)
 	}
@@ -122,7 +123,7 @@ var relookDelays = []time.Duration{0, 250 * time.Millisecond, 750 * time.Millise
 
 // findAfterFailure looks for the job a failed submission may have created:
 // once after a server error or timeout, up to three times after a refusal.
-func (h *Handler) findAfterFailure(ctx context.Context, pl *plan, submitErr error) *Response {
+func (h *Handler) findAfterFailure(ctx context.Context, pl *plan, submitErr error) *contract.Response {
 	delays := relookDelays[:1]
 	if isClientError(submitErr) {
 		delays = relookDelays
@@ -149,7 +150,7 @@ const maxLookupPages = 5
 // findExisting returns the job of the queue named name whose token tag is
 // token, or nil. The name already holds eight hex digits of the token, so
 // the listing is short; describing each candidate confirms the full token.
-func (h *Handler) findExisting(ctx context.Context, name, token string) (*Response, error) {
+func (h *Handler) findExisting(ctx context.Context, name, token string) (*contract.Response, error) {
 	in := &batch.ListServiceJobsInput{
 		JobQueue: aws.String(h.cfg.JobQueue),
 		Filters:  []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{name}}},
@@ -167,7 +168,7 @@ func (h *Handler) findExisting(ctx context.Context, name, token string) (*Respon
 			if err != nil {
 				return nil, err
 			}
-			if d.Tags[TagToken] == token {
+			if d.Tags[contract.TagToken] == token {
 				r := h.describeResponse(d)
 				r.Existing = true
 				return r, nil
@@ -281,16 +282,16 @@ func ShareUsage(out *batch.GetJobQueueSnapshotOutput) (used map[string]map[strin
 	return used, true
 }
 
-// describeResponse turns a described job into a Response. The class comes
+// describeResponse turns a described job into a contract.Response. The class comes
 // from the class tag, or from the scheduling priority's band.
-func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *Response {
-	r := &Response{
+func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *contract.Response {
+	r := &contract.Response{
 		JobID:              aws.ToString(d.JobId),
 		JobARN:             aws.ToString(d.JobArn),
 		JobName:            aws.ToString(d.JobName),
 		JobQueue:           aws.ToString(d.JobQueue),
-		Team:               d.Tags[TagTeam],
-		Class:              d.Tags[TagClass],
+		Team:               d.Tags[contract.TagTeam],
+		Class:              d.Tags[contract.TagClass],
 		SchedulingPriority: int(aws.ToInt32(d.SchedulingPriority)),
 		Status:             string(d.Status),
 		StatusReason:       aws.ToString(d.StatusReason),

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainq/trainq/submit"
+	"github.com/trainq/trainq/contract"
 )
 
 // namedPlatform is a platform called vision-lab with one team.
@@ -62,7 +62,7 @@ func TestJobsCarryThePlatformTag(t *testing.T) {
 		},
 		{
 			name:     "the most caller tags and trainq's four fill Batch's 50",
-			tags:     manyTags(submit.MaxCallerTags),
+			tags:     manyTags(contract.MaxCallerTags),
 			wantTags: map[string]string{"trainq:platform": "vision-lab", "trainq:team": "vision", "trainq:class": "sweep"},
 			// 46 + 4 = 50, Batch's maximum (the model check in TestMain
 			// holds the request to it).
@@ -70,7 +70,7 @@ func TestJobsCarryThePlatformTag(t *testing.T) {
 		},
 		{
 			name:       "one caller tag more is refused",
-			tags:       manyTags(submit.MaxCallerTags + 1),
+			tags:       manyTags(contract.MaxCallerTags + 1),
 			wantFields: []string{"tags"},
 		},
 	}
@@ -98,7 +98,7 @@ func TestJobsCarryThePlatformTag(t *testing.T) {
 			r := submitted(t, fake)[0]
 			got := map[string]string{}
 			for k, v := range r.Tags {
-				if k == submit.TagTeam || k == submit.TagClass || k == submit.TagPlatform {
+				if k == contract.TagTeam || k == contract.TagClass || k == contract.TagPlatform {
 					got[k] = v
 				}
 			}

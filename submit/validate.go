@@ -9,25 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
-
-// Tags trainq sets on every job.
-const (
-	TagTeam  = TagPrefix + "team"
-	TagClass = TagPrefix + "class"
-	// TagToken holds the job's clientToken, so that a retried submission
-	// can recognise the job it already created.
-	TagToken = TagPrefix + "token"
-	// TagPlatform holds the platform's name, so that IAM can limit who may
-	// terminate or update the platform's jobs with
-	// aws:ResourceTag/trainq:platform.
-	TagPlatform = TagPrefix + "platform"
-)
-
-// suffixLength is the number of hex digits of the token appended to job
-// names.
-const suffixLength = 8
 
 // plan is a validated submission, ready for Batch but for the instance type.
 type plan struct {
@@ -47,7 +31,7 @@ type plan struct {
 // validateSubmit checks a submit request against the platform and the
 // caller, collecting every problem. Forbidden problems (another class than
 // the alias's, another execution role) come back separately.
-func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, problems) {
+func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, problems, problems) {
 	var ps, denied problems
 	p := h.cfg.Platform
 	pl := &plan{priority: platform.DefaultRequestPriority}
@@ -57,63 +41,63 @@ func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, p
 		set  bool
 	}{{"jobId", req.JobID != ""}, {"reason", req.Reason != ""}} {
 		if f.set {
-			ps.add(f.name, rawValue("a value"), "no value for action submit (it belongs to describe, cancel and reprioritize)")
+			ps.Add(f.name, contract.Shown("a value"), "no value for action submit (it belongs to describe, cancel and reprioritize)")
 		}
 	}
 
 	switch {
 	case req.JobName == "":
-		ps.add("jobName", nil, "a job name (letters, digits, '-' and '_')")
-	case len(req.JobName) > MaxJobNameLength || !jobNamePattern.MatchString(req.JobName):
-		ps.addf("jobName", req.JobName, "1 to %d letters, digits, '-' or '_'", MaxJobNameLength)
+		ps.Add("jobName", nil, "a job name (letters, digits, '-' and '_')")
+	case len(req.JobName) > contract.MaxJobNameLength || !jobNamePattern.MatchString(req.JobName):
+		ps.Addf("jobName", req.JobName, "1 to %d letters, digits, '-' or '_'", contract.MaxJobNameLength)
 	}
 
 	team, ok := p.Team(req.Team)
 	switch {
 	case req.Team == "":
-		ps.addf("team", nil, "a team (%s)", strings.Join(p.TeamNames(), ", "))
+		ps.Addf("team", nil, "a team (%s)", strings.Join(p.TeamNames(), ", "))
 	case !ok:
-		ps.addf("team", req.Team, "a team of the platform (%s)", strings.Join(p.TeamNames(), ", "))
+		ps.Addf("team", req.Team, "a team of the platform (%s)", strings.Join(p.TeamNames(), ", "))
 	}
 	pl.team = team
 
 	className := req.Class
 	if caller.Class != "" {
 		if req.Class != "" && req.Class != caller.Class {
-			denied.addf("class", req.Class, "%q, the class of the alias invoked (invoke the %q alias to use that class)", caller.Class, req.Class)
+			denied.Addf("class", req.Class, "%q, the class of the alias invoked (invoke the %q alias to use that class)", caller.Class, req.Class)
 		}
 		className = caller.Class
 	}
 	class, ok := p.Class(className)
 	switch {
 	case className == "":
-		ps.addf("class", nil, "a class (%s), or invoke the function through the class's alias", strings.Join(p.ClassNames(), ", "))
+		ps.Addf("class", nil, "a class (%s), or invoke the function through the class's alias", strings.Join(p.ClassNames(), ", "))
 	case !ok:
-		ps.addf("class", className, "a class of the platform (%s)", strings.Join(p.ClassNames(), ", "))
+		ps.Addf("class", className, "a class of the platform (%s)", strings.Join(p.ClassNames(), ", "))
 	}
 	pl.class = class
 
 	if req.Priority != nil {
 		if *req.Priority < 0 || *req.Priority > platform.RequestPriorityMax {
-			ps.addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
+			ps.Addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
 		} else {
 			pl.priority = *req.Priority
 		}
 	}
 
-	if len(req.IdempotencyKey) > MaxIdempotencyKeyLength {
-		ps.addf("idempotencyKey", req.IdempotencyKey, "at most %d characters", MaxIdempotencyKeyLength)
+	if len(req.IdempotencyKey) > contract.MaxIdempotencyKeyLength {
+		ps.Addf("idempotencyKey", req.IdempotencyKey, "at most %d characters", contract.MaxIdempotencyKeyLength)
 	}
 	pl.token = clientToken(req.Team, req.IdempotencyKey, caller.RequestID)
-	pl.batchJobName = req.JobName + "-" + pl.token[:suffixLength]
+	pl.batchJobName = req.JobName + "-" + pl.token[:contract.JobNameSuffixLength]
 
 	pl.attempts = class.Attempts()
 	if req.Retries != nil {
 		switch most := pl.attempts - 1; {
 		case *req.Retries < 0:
-			ps.add("retries", *req.Retries, "at least 0, at most the class's retries")
+			ps.Add("retries", *req.Retries, "at least 0, at most the class's retries")
 		case ok && *req.Retries > most:
-			ps.addf("retries", *req.Retries, "0 to %d (the %s class's retries)", most, class.Name)
+			ps.Addf("retries", *req.Retries, "0 to %d (the %s class's retries)", most, class.Name)
 		default:
 			pl.attempts = *req.Retries + 1
 		}
@@ -122,9 +106,9 @@ func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, p
 	if req.MaxRuntimeSeconds != nil {
 		switch v := *req.MaxRuntimeSeconds; {
 		case v < 1:
-			ps.add("maxRuntimeSeconds", v, "at least 1, at most the class's maximum")
+			ps.Add("maxRuntimeSeconds", v, "at least 1, at most the class's maximum")
 		case ok && v > class.MaxRuntimeSeconds:
-			ps.addf("maxRuntimeSeconds", v, "1 to %d (the %s class's maximum)", class.MaxRuntimeSeconds, class.Name)
+			ps.Addf("maxRuntimeSeconds", v, "1 to %d (the %s class's maximum)", class.MaxRuntimeSeconds, class.Name)
 		default:
 			pl.runtime = v
 		}
@@ -137,8 +121,8 @@ func (h *Handler) validateSubmit(caller Caller, req Request) (*plan, problems, p
 }
 
 func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]string {
-	if len(tags) > MaxCallerTags {
-		ps.addf("tags", fmt.Sprintf("%d tags", len(tags)), "at most %d tags", MaxCallerTags)
+	if len(tags) > contract.MaxCallerTags {
+		ps.Addf("tags", fmt.Sprintf("%d tags", len(tags)), "at most %d tags", contract.MaxCallerTags)
 	}
 	keys := make([]string, 0, len(tags))
 	for k := range tags {
@@ -149,12 +133,12 @@ func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]
 	for _, k := range keys {
 		lk := strings.ToLower(k)
 		switch {
-		case strings.HasPrefix(lk, TagPrefix) || strings.HasPrefix(lk, "aws:"):
-			ps.add("tags."+k, k, "a key not starting with trainq: or aws: (reserved)")
+		case strings.HasPrefix(lk, contract.TagPrefix) || strings.HasPrefix(lk, "aws:"):
+			ps.Add("tags."+k, k, "a key not starting with trainq: or aws: (reserved)")
 		case len(k) < 1 || len(k) > 128:
-			ps.add("tags", k, "keys of 1 to 128 characters")
+			ps.Add("tags", k, "keys of 1 to 128 characters")
 		case len(tags[k]) > 256:
-			ps.add("tags."+k, tags[k], "a value of at most 256 characters")
+			ps.Add("tags."+k, tags[k], "a value of at most 256 characters")
 		}
 		out[k] = tags[k]
 	}
@@ -184,7 +168,7 @@ func (h *Handler) checkTeamQuota(ps *problems, field, it string, team platform.T
 	if !h.quotaMode() || team.Name == "" || team.CapacityOf(it) > 0 {
 		return
 	}
-	ps.addf(field, it, "an instance type team %s has a quota for (%s)", team.Name, strings.Join(h.teamTypes(team), ", "))
+	ps.Addf(field, it, "an instance type team %s has a quota for (%s)", team.Name, strings.Join(h.teamTypes(team), ", "))
 }
 
 func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platform.Team) {
@@ -192,12 +176,12 @@ func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platf
 	for i, it := range types {
 		f := fmt.Sprintf("instanceTypes[%d]", i)
 		if !h.allowed[it] {
-			ps.addf(f, it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+			ps.Addf(f, it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
 		} else {
 			h.checkTeamQuota(ps, f, it, team)
 		}
 		if seen[it] {
-			ps.add(f, it, "each instance type once")
+			ps.Add(f, it, "each instance type once")
 		}
 		seen[it] = true
 	}
@@ -206,25 +190,25 @@ func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platf
 // validateTrainingJob checks the SageMaker request and fills in what trainq
 // decides: role, name, runtime. classOK says whether the class is known (so
 // that its limits apply).
-func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Request, classOK bool) {
+func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contract.Request, classOK bool) {
 	if len(req.TrainingJob) == 0 {
-		ps.add("trainingJob", nil, "a SageMaker CreateTrainingJob request object")
+		ps.Add("trainingJob", nil, "a SageMaker CreateTrainingJob request object")
 		return
 	}
 	tj, ok := decodeTrainingJob(req.TrainingJob)
 	if !ok {
-		ps.add("trainingJob", rawValue(describeJSON(req.TrainingJob)), "a SageMaker CreateTrainingJob request object")
+		ps.Add("trainingJob", contract.Shown(contract.DescribeJSON(req.TrainingJob)), "a SageMaker CreateTrainingJob request object")
 		return
 	}
 	pl.payload = tj
 	for _, r := range requiredMembers {
 		m, isObj := tj.object(r.object)
 		if !isObj || m == nil {
-			ps.add("trainingJob."+r.object, rawValue(valueKind(tj[r.object])), "an object (SageMaker requires it)")
+			ps.Add("trainingJob."+r.object, contract.Shown(valueKind(tj[r.object])), "an object (SageMaker requires it)")
 			continue
 		}
 		if v, ok := m[r.member].(string); !ok || !r.valid(v) {
-			ps.add("trainingJob."+r.object+"."+r.member, rawValue(valueKind(m[r.member])), r.allowed)
+			ps.Add("trainingJob."+r.object+"."+r.member, contract.Shown(valueKind(m[r.member])), r.allowed)
 		}
 	}
 
@@ -232,53 +216,53 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 	case nil:
 	case string:
 		if role != h.cfg.ExecutionRoleARN {
-			denied.addf("trainingJob.RoleArn", role, "the platform's execution role %s, or no value", h.cfg.ExecutionRoleARN)
+			denied.Addf("trainingJob.RoleArn", role, "the platform's execution role %s, or no value", h.cfg.ExecutionRoleARN)
 		}
 	default:
-		ps.add("trainingJob.RoleArn", rawValue(valueKind(role)), "a string (the platform's execution role), or no value")
+		ps.Add("trainingJob.RoleArn", contract.Shown(valueKind(role)), "a string (the platform's execution role), or no value")
 	}
 	tj["RoleArn"] = h.cfg.ExecutionRoleARN
 
 	switch name := tj["TrainingJobName"].(type) {
 	case nil:
-		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:suffixLength])
+		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:contract.JobNameSuffixLength])
 	case string:
 		if !validTrainingJobName(name) {
-			ps.add("trainingJob.TrainingJobName", name, "1 to 63 letters, digits or '-', starting and ending with a letter or digit, or no value")
+			ps.Add("trainingJob.TrainingJobName", name, "1 to 63 letters, digits or '-', starting and ending with a letter or digit, or no value")
 		}
 	default:
-		ps.add("trainingJob.TrainingJobName", rawValue(valueKind(name)), "a string, or no value")
+		ps.Add("trainingJob.TrainingJobName", contract.Shown(valueKind(name)), "a string, or no value")
 	}
 
 	rc, isObj := tj.object("ResourceConfig")
 	if !isObj {
-		ps.add("trainingJob.ResourceConfig", rawValue(valueKind(tj["ResourceConfig"])), "an object")
+		ps.Add("trainingJob.ResourceConfig", contract.Shown(valueKind(tj["ResourceConfig"])), "an object")
 		rc = nil
 	}
 	pl.instanceCount = 1
 	var payloadType string
 	if rc != nil {
 		if _, ok := rc["InstanceGroups"]; ok {
-			ps.add("trainingJob.ResourceConfig.InstanceGroups", rawValue("a value"), "no value (heterogeneous clusters are not supported; use InstanceType and InstanceCount)")
+			ps.Add("trainingJob.ResourceConfig.InstanceGroups", contract.Shown("a value"), "no value (heterogeneous clusters are not supported; use InstanceType and InstanceCount)")
 		}
 		switch it := rc["InstanceType"].(type) {
 		case nil:
 		case string:
 			payloadType = it
 			if !h.allowed[it] {
-				ps.addf("trainingJob.ResourceConfig.InstanceType", it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+				ps.Addf("trainingJob.ResourceConfig.InstanceType", it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
 			} else if len(req.InstanceTypes) > 0 && !contains(req.InstanceTypes, it) {
-				ps.addf("trainingJob.ResourceConfig.InstanceType", it, "one of instanceTypes (%s), or no value", strings.Join(req.InstanceTypes, ", "))
+				ps.Addf("trainingJob.ResourceConfig.InstanceType", it, "one of instanceTypes (%s), or no value", strings.Join(req.InstanceTypes, ", "))
 			} else if len(req.InstanceTypes) == 0 {
 				h.checkTeamQuota(ps, "trainingJob.ResourceConfig.InstanceType", it, pl.team)
 			}
 		default:
-			ps.add("trainingJob.ResourceConfig.InstanceType", rawValue(valueKind(it)), "a string, or no value")
+			ps.Add("trainingJob.ResourceConfig.InstanceType", contract.Shown(valueKind(it)), "a string, or no value")
 		}
 		if v, present := rc["InstanceCount"]; present {
 			n, ok := wholeNumber(v)
 			if !ok || n < 1 {
-				ps.add("trainingJob.ResourceConfig.InstanceCount", rawValue(valueKind(v)), "a whole number of at least 1")
+				ps.Add("trainingJob.ResourceConfig.InstanceCount", contract.Shown(valueKind(v)), "a whole number of at least 1")
 			} else {
 				pl.instanceCount = n
 			}
@@ -294,22 +278,22 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 	default:
 		pl.candidates = h.teamTypes(pl.team)
 		if len(pl.candidates) == 0 {
-			ps.addf("team", pl.team.Name, "a team with a quota for one of the submission instance types (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
+			ps.Addf("team", pl.team.Name, "a team with a quota for one of the submission instance types (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
 		}
 	}
 
 	sc, isObj := tj.object("StoppingCondition")
 	if !isObj {
-		ps.add("trainingJob.StoppingCondition", rawValue(valueKind(tj["StoppingCondition"])), "an object")
+		ps.Add("trainingJob.StoppingCondition", contract.Shown(valueKind(tj["StoppingCondition"])), "an object")
 		sc = nil
 	}
 	if v, present := sc["MaxRuntimeInSeconds"]; present {
 		n, ok := wholeNumber(v)
 		switch {
 		case !ok || n < 1:
-			ps.add("trainingJob.StoppingCondition.MaxRuntimeInSeconds", rawValue(valueKind(v)), "a whole number of at least 1")
+			ps.Add("trainingJob.StoppingCondition.MaxRuntimeInSeconds", contract.Shown(valueKind(v)), "a whole number of at least 1")
 		case classOK && n > int64(pl.class.MaxRuntimeSeconds):
-			ps.addf("trainingJob.StoppingCondition.MaxRuntimeInSeconds", n, "at most %d (the %s class's maximum)", pl.class.MaxRuntimeSeconds, pl.class.Name)
+			ps.Addf("trainingJob.StoppingCondition.MaxRuntimeInSeconds", n, "at most %d (the %s class's maximum)", pl.class.MaxRuntimeSeconds, pl.class.Name)
 		case n < int64(pl.runtime):
 			pl.runtime = int(n)
 		}
@@ -332,7 +316,7 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req Reques
 		}
 	}
 	if n := len(tj.marshal()); n > MaxPayloadBytes {
-		ps.addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
+		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
 	}
 }
 
@@ -366,7 +350,7 @@ func valueKind(v any) string {
 	case []any:
 		return "a list"
 	case string:
-		return show(v)
+		return contract.Show(v)
 	case bool:
 		return fmt.Sprint(v)
 	}

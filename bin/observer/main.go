@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
 )
@@ -25,12 +26,12 @@ func main() {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	p, err := platform.LoadFile(observe.PlatformFile(os.Getenv, exe))
+	p, err := platform.LoadFile(contract.PlatformFile(os.Getenv, exe))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "trainq observer: %v\n", err)
 		os.Exit(1)
 	}
-	obs, err := observe.NewObserver(p, os.Getenv(observe.EnvJobQueue), time.Now, os.Stdout)
+	obs, err := observe.NewObserver(p, os.Getenv(contract.EnvJobQueue), time.Now, os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "trainq observer: %v\n", err)
 		os.Exit(1)

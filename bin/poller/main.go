@@ -1,7 +1,7 @@
 // Command poller is the Lambda function, run every minute, that reads the
 // trainq job queue (GetJobQueueSnapshot, ListServiceJobs, DescribeServiceJob)
 // and writes backlog and capacity metrics (EMF on stdout). It only wires: the
-// logic is in package observe.
+// logic is in package poll.
 //
 // Environment: TRAINQ_PLATFORM_FILE (default platform.json in
 // $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the job
@@ -22,8 +22,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
-	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/poll"
 )
 
 func main() {
@@ -38,7 +39,7 @@ func run() error {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	p, err := platform.LoadFile(observe.PlatformFile(os.Getenv, exe))
+	p, err := platform.LoadFile(contract.PlatformFile(os.Getenv, exe))
 	if err != nil {
 		return err
 	}
@@ -46,9 +47,9 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("load AWS config: %w", err)
 	}
-	poller, err := observe.NewPoller(observe.PollerConfig{
+	poller, err := poll.NewPoller(poll.PollerConfig{
 		Platform: p,
-		Queue:    os.Getenv(observe.EnvJobQueue),
+		Queue:    os.Getenv(contract.EnvJobQueue),
 		Batch:    batch.NewFromConfig(cfg),
 		Now:      time.Now,
 		Out:      os.Stdout,

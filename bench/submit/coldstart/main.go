@@ -15,7 +15,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/trainq/trainq/submit"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/submit/batchfake"
 	"github.com/trainq/trainq/test/submitter"
 )
@@ -54,8 +54,8 @@ func run(n int) error {
 	fake := batchfake.New(0)
 	defer fake.Close()
 	env := submitter.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, "LAMBDA_TASK_ROOT="+dir,
-		submit.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training",
-		submit.EnvExecutionRoleARN+"=arn:aws:iam::123456789012:role/trainq-sagemaker")
+		contract.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training",
+		contract.EnvExecutionRoleARN+"=arn:aws:iam::123456789012:role/trainq-sagemaker")
 	// A request the function refuses without calling Batch: the round trip
 	// is init plus validation.
 	payload := []byte(`{"action":"describe"}`)

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/submit/batchfake"
@@ -69,7 +70,7 @@ func run(workers int, window time.Duration, limit float64) error {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; time.Now().Before(deadline); i++ {
-				req, _ := json.Marshal(submit.Request{JobName: fmt.Sprintf("bench-%d-%d", w, i), Team: "search-ranking", Class: "sweep",
+				req, _ := json.Marshal(contract.Request{JobName: fmt.Sprintf("bench-%d-%d", w, i), Team: "search-ranking", Class: "sweep",
 					IdempotencyKey: fmt.Sprintf("bench/%d/%d", w, i), TrainingJob: tj})
 				ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{
 					AwsRequestID: fmt.Sprintf("req-%d-%d", w, i), InvokedFunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:trainq-submit"})

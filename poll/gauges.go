@@ -1,4 +1,4 @@
-package observe
+package poll
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package observe_test
+package poll_test
 
 import (
 	"bytes"
@@ -22,9 +22,26 @@ import (
 
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
-	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/poll"
 )
+
+const (
+	queueName = "trainq-training"
+	queueARN  = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+)
+
+func fixedClock() time.Time { return pollClock }
+
+func merge(ms ...map[string][]float64) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = append(out[k], v...)
+		}
+	}
+	return out
+}
 
 // t0 is 2026-11-30T16:00:00Z, the origin of the timestamps in testdata/batch.
 var t0 = time.UnixMilli(1796054400000).UTC()
@@ -114,9 +131,9 @@ func batchClient(t *testing.T, f *fakeBatch) *batch.Client {
 	return batch.NewFromConfig(cfg)
 }
 
-func newPoller(t *testing.T, f *fakeBatch, now *time.Time, out io.Writer) *observe.Poller {
+func newPoller(t *testing.T, f *fakeBatch, now *time.Time, out io.Writer) *poll.Poller {
 	t.Helper()
-	p, err := observe.NewPoller(observe.PollerConfig{
+	p, err := poll.NewPoller(poll.PollerConfig{
 		Platform: platform.Default(), Queue: queueARN, Batch: batchClient(t, f),
 		Now: func() time.Time { return *now }, Out: out,
 	})
@@ -354,18 +371,18 @@ func TestNewPollerNamesWhatIsMissing(t *testing.T) {
 	client := batchClient(t, newFakeBatch(t))
 	tests := []struct {
 		name     string
-		cfg      observe.PollerConfig
+		cfg      poll.PollerConfig
 		mentions string
 	}{
-		{"no platform", observe.PollerConfig{Batch: client, Now: fixedClock, Out: io.Discard}, "PollerConfig.Platform not set;"},
-		{"no Batch client", observe.PollerConfig{Platform: platform.Default(), Now: fixedClock, Out: io.Discard}, "PollerConfig.Batch not set;"},
-		{"no clock", observe.PollerConfig{Platform: platform.Default(), Batch: client, Out: io.Discard}, "PollerConfig.Now not set;"},
-		{"no output", observe.PollerConfig{Platform: platform.Default(), Batch: client, Now: fixedClock}, "PollerConfig.Out not set;"},
-		{"nothing at all", observe.PollerConfig{}, "PollerConfig.Platform, PollerConfig.Batch, PollerConfig.Now, PollerConfig.Out not set;"},
+		{"no platform", poll.PollerConfig{Batch: client, Now: fixedClock, Out: io.Discard}, "PollerConfig.Platform not set;"},
+		{"no Batch client", poll.PollerConfig{Platform: platform.Default(), Now: fixedClock, Out: io.Discard}, "PollerConfig.Batch not set;"},
+		{"no clock", poll.PollerConfig{Platform: platform.Default(), Batch: client, Out: io.Discard}, "PollerConfig.Now not set;"},
+		{"no output", poll.PollerConfig{Platform: platform.Default(), Batch: client, Now: fixedClock}, "PollerConfig.Out not set;"},
+		{"nothing at all", poll.PollerConfig{}, "PollerConfig.Platform, PollerConfig.Batch, PollerConfig.Now, PollerConfig.Out not set;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := observe.NewPoller(tt.cfg)
+			_, err := poll.NewPoller(tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.mentions) {
 				t.Errorf("error %v, want one saying %q", err, tt.mentions)
 			}

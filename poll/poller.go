@@ -1,4 +1,4 @@
-package observe
+package poll
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
+	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -115,7 +116,7 @@ func NewPoller(cfg PollerConfig) (*Poller, error) {
 	if cfg.ClassTTL <= 0 {
 		cfg.ClassTTL = DefaultClassTTL
 	}
-	return &Poller{cfg: cfg, queueName: QueueName(cfg.Queue), known: map[string]knownJob{}}, nil
+	return &Poller{cfg: cfg, queueName: observe.QueueName(cfg.Queue), known: map[string]knownJob{}}, nil
 }
 
 // Invoke runs Poll, ignoring the scheduler's payload, and answers a short
@@ -263,7 +264,7 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 			if k.class == "" {
 				p.cfg.Log.Warn("runnable job has no class", "jobId", id, "schedulingPriority", d.SchedulingPriority)
 			}
-			k.since, _ = RunnableSince(d, now.UnixMilli())
+			k.since, _ = observe.RunnableSince(d, now.UnixMilli())
 			results <- result{id: id, job: k}
 		})
 	}
@@ -297,7 +298,7 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 			since = max(since, k.since)
 		}
 		if since > 0 {
-			j.Since = millis(since)
+			j.Since = time.UnixMilli(since).UTC()
 		} else {
 			j.Since = now
 		}
@@ -311,8 +312,8 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 
 // DetailFromDescribe converts DescribeServiceJob's answer to the event
 // detail's shape, so that the same rules read both.
-func DetailFromDescribe(out *batch.DescribeServiceJobOutput) *Detail {
-	d := &Detail{
+func DetailFromDescribe(out *batch.DescribeServiceJobOutput) *observe.Detail {
+	d := &observe.Detail{
 		JobARN: aws.ToString(out.JobArn), JobID: aws.ToString(out.JobId), JobName: aws.ToString(out.JobName),
 		JobQueue: aws.ToString(out.JobQueue), ServiceJobType: string(out.ServiceJobType), Status: string(out.Status),
 		StatusReason: aws.ToString(out.StatusReason), CreatedAt: out.CreatedAt, ScheduledAt: out.ScheduledAt,
@@ -324,21 +325,21 @@ func DetailFromDescribe(out *batch.DescribeServiceJobOutput) *Detail {
 		d.SchedulingPriority = &sp
 	}
 	for _, a := range out.Attempts {
-		d.Attempts = append(d.Attempts, Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
+		d.Attempts = append(d.Attempts, observe.Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
 	}
 	for _, c := range out.CapacityUsage {
-		d.CapacityUsage = append(d.CapacityUsage, CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
+		d.CapacityUsage = append(d.CapacityUsage, observe.CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
 	}
 	if ps := out.PreemptionSummary; ps != nil {
-		d.PreemptionSummary = &PreemptionSummary{PreemptedAttemptCount: int(aws.ToInt32(ps.PreemptedAttemptCount))}
+		d.PreemptionSummary = &observe.PreemptionSummary{PreemptedAttemptCount: int(aws.ToInt32(ps.PreemptedAttemptCount))}
 		for _, a := range ps.RecentPreemptedAttempts {
 			d.PreemptionSummary.RecentPreemptedAttempts = append(d.PreemptionSummary.RecentPreemptedAttempts,
-				Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
+				observe.Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
 		}
 	}
 	if pc := out.PreemptionConfiguration; pc != nil && pc.PreemptionRetriesBeforeTermination != nil {
 		n := int(*pc.PreemptionRetriesBeforeTermination)
-		d.PreemptionConfiguration = &PreemptionConfiguration{PreemptionRetriesBeforeTermination: &n}
+		d.PreemptionConfiguration = &observe.PreemptionConfiguration{PreemptionRetriesBeforeTermination: &n}
 	}
 	return d
 }

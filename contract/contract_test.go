@@ -1,0 +1,121 @@
+package contract_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainq/trainq/contract"
+)
+
+func TestPlatformFile(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"an explicit file wins", map[string]string{"TRAINQ_PLATFORM_FILE": "/etc/trainq.yaml", "LAMBDA_TASK_ROOT": "/var/task"}, "/etc/trainq.yaml"},
+		{"in Lambda the file sits in the task root", map[string]string{"LAMBDA_TASK_ROOT": "/var/task"}, "/var/task/platform.json"},
+		{"elsewhere the file sits next to the executable", map[string]string{}, "/opt/trainq/platform.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := contract.PlatformFile(func(k string) string { return tt.env[k] }, "/opt/trainq/bootstrap")
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCancelReason(t *testing.T) {
+	tests := []struct {
+		name, reason, want string
+	}{
+		{"a given reason follows the prefix", "wrong dataset", "trainq: cancelled: wrong dataset"},
+		{"no reason gives the default", "", "trainq: cancelled: through trainq"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := contract.CancelReason(tt.reason); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestKindsListsEveryKindOnce(t *testing.T) {
+	want := []contract.Kind{"ValidationError", "Forbidden", "Throttled", "UpstreamError"}
+	if diff := cmp.Diff(want, contract.Kinds()); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	var mistakes []contract.Kind
+	for _, k := range contract.Kinds() {
+		if k.CallersMistake() {
+			mistakes = append(mistakes, k)
+		}
+	}
+	if diff := cmp.Diff([]contract.Kind{contract.KindValidation, contract.KindForbidden}, mistakes); diff != "" {
+		t.Errorf("callers' mistakes (-want +got):\n%s", diff)
+	}
+}
+
+func TestTrainqTagsLeaveRoomForTheCallers(t *testing.T) {
+	// AWS Batch allows 50 tags on a job: 50 - 4 of trainq's = 46.
+	if got := 50 - len(contract.Tags()); got != contract.MaxCallerTags {
+		t.Errorf("50 - %d trainq tags = %d, but MaxCallerTags is %d", len(contract.Tags()), got, contract.MaxCallerTags)
+	}
+	for _, tag := range contract.Tags() {
+		if !strings.HasPrefix(tag, contract.TagPrefix) {
+			t.Errorf("tag %q does not start with %q", tag, contract.TagPrefix)
+		}
+	}
+}
+
+func TestDecodeRequestNamesEveryMistake(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want []string
+	}{
+		{"a well-formed request has no problem", `{"jobName":"a","team":"t","priority":3,"trainingJob":{}}`, nil},
+		{"an unknown field is named", `{"jobname":"a"}`, []string{"jobname"}},
+		{"a value of the wrong type is named", `{"priority":"high","tags":[1]}`, []string{"priority", "tags"}},
+		{"a training job that is no object is named", `{"trainingJob":"x"}`, []string{"trainingJob"}},
+		{"null means no value", `{"priority":null}`, nil},
+		{"a list is no request", `[1]`, []string{"request"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ps := contract.DecodeRequest([]byte(tt.data))
+			var got []string
+			for _, p := range ps {
+				got = append(got, p.Field)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("fields with problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestContractImportsNoAWSLibrary keeps contract importable from the CLI,
+// the constructs and the functions alike.
+func TestContractImportsNoAWSLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "github.com/trainq/trainq/contract").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasPrefix(imp, "github.com/trainq/trainq/") && imp != "github.com/trainq/trainq/platform":
+			t.Errorf("contract imports %s; it may import platform only of trainq", imp)
+		case strings.Contains(imp, "."):
+			if !strings.HasPrefix(imp, "github.com/trainq/trainq/") {
+				t.Errorf("contract imports %s; it imports the standard library and platform only", imp)
+			}
+		}
+	}
+}

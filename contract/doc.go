@@ -1,0 +1,13 @@
+// Package contract is what crosses a boundary between trainq's parts: the
+// submission function's request and response, its actions and error kinds,
+// the tags trainq sets on jobs, the environment variables and the platform
+// file each function reads, the cancel-reason prefix, and the EventBridge
+// source and detail type of the Batch events the observer reads.
+//
+// The CLI, the constructs and the functions all import it, so that a name
+// is spelled once. It holds no logic beyond decoding a request strictly.
+//
+// It is run-time code: it imports nothing of trainq but platform (for
+// Problem), never the AWS SDK, the Lambda runtime, the AWS CDK, jsii or
+// constructs.
+package contract

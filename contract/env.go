@@ -1,0 +1,35 @@
+package contract
+
+import "path/filepath"
+
+// Environment variables the functions read at init (the constructs set
+// them).
+const (
+	// EnvJobQueue is the job queue ARN, for every function.
+	EnvJobQueue = "TRAINQ_JOB_QUEUE"
+	// EnvExecutionRoleARN is the submitter's SageMaker execution role ARN.
+	EnvExecutionRoleARN = "TRAINQ_EXECUTION_ROLE_ARN"
+	// EnvPlatformFile is the optional path of the platform file (JSON or
+	// YAML). Default: PlatformFileName in $LAMBDA_TASK_ROOT, else next to
+	// the executable (see PlatformFile).
+	EnvPlatformFile = "TRAINQ_PLATFORM_FILE"
+	// PlatformFileName is the platform file bundled next to each function's
+	// bootstrap.
+	PlatformFileName = "platform.json"
+	// EnvLambdaTaskRoot is where Lambda unpacks a function's code (set by
+	// Lambda, not by trainq).
+	EnvLambdaTaskRoot = "LAMBDA_TASK_ROOT"
+)
+
+// PlatformFile returns where a function reads its platform:
+// $TRAINQ_PLATFORM_FILE, else platform.json in $LAMBDA_TASK_ROOT, else
+// platform.json next to executable.
+func PlatformFile(getenv func(string) string, executable string) string {
+	if f := getenv(EnvPlatformFile); f != "" {
+		return f
+	}
+	if root := getenv(EnvLambdaTaskRoot); root != "" {
+		return filepath.Join(root, PlatformFileName)
+	}
+	return filepath.Join(filepath.Dir(executable), PlatformFileName)
+}

@@ -1,0 +1,200 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Actions a request may name in its action field.
+const (
+	ActionSubmit       = "submit"
+	ActionDescribe     = "describe"
+	ActionCancel       = "cancel"
+	ActionReprioritize = "reprioritize"
+)
+
+// Actions lists every action, the default (submit) first.
+func Actions() []string {
+	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize}
+}
+
+// Request is what callers send to the submission function. Field names are
+// a public contract, documented in docs/submission.md.
+type Request struct {
+	// Action is submit (the default), describe, cancel or reprioritize.
+	Action string `json:"action,omitempty"`
+	// JobID names the job of describe, cancel and reprioritize.
+	JobID string `json:"jobId,omitempty"`
+	// JobName is the job's name (submit; required).
+	JobName string `json:"jobName,omitempty"`
+	// Team is the team whose share the job uses (submit; required).
+	Team string `json:"team,omitempty"`
+	// Class is the priority class. Required when the function is invoked
+	// unqualified; through a class alias it may be omitted and must otherwise
+	// equal the alias.
+	Class string `json:"class,omitempty"`
+	// Priority (0–99) places the job inside its class's band
+	// (submit, reprioritize). Default: 50.
+	Priority *int `json:"priority,omitempty"`
+	// IdempotencyKey makes retries safe: the same key (for the same team)
+	// never yields two jobs. Default: the Lambda request id.
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// InstanceTypes is a fallback order; the first with headroom is used.
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
+	// TrainingJob is a SageMaker CreateTrainingJob request (submit; required).
+	TrainingJob json.RawMessage `json:"trainingJob,omitempty"`
+	// MaxRuntimeSeconds lowers the class's maximum runtime of one attempt.
+	MaxRuntimeSeconds *int `json:"maxRuntimeSeconds,omitempty"`
+	// Retries lowers the class's number of retries after a failure.
+	Retries *int `json:"retries,omitempty"`
+	// Tags are added to the Batch job (keys starting with trainq: or aws: are
+	// reserved).
+	Tags map[string]string `json:"tags,omitempty"`
+	// Reason is recorded when a job is cancelled.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Response answers every action. Submit fills the first eight fields;
+// describe adds the job's status and times.
+type Response struct {
+	JobID              string `json:"jobId"`
+	JobARN             string `json:"jobArn,omitempty"`
+	JobName            string `json:"jobName,omitempty"`
+	JobQueue           string `json:"jobQueue,omitempty"`
+	Team               string `json:"team,omitempty"`
+	Class              string `json:"class,omitempty"`
+	SchedulingPriority int    `json:"schedulingPriority"`
+	InstanceType       string `json:"instanceType,omitempty"`
+	// Existing is true when an earlier submission with the same idempotency
+	// key already created the job, which is returned instead of a new one.
+	Existing bool `json:"existing,omitempty"`
+	// Status and the times are set by describe (and cancel).
+	Status       string `json:"status,omitempty"`
+	StatusReason string `json:"statusReason,omitempty"`
+	CreatedAt    string `json:"createdAt,omitempty"`
+	StartedAt    string `json:"startedAt,omitempty"`
+	StoppedAt    string `json:"stoppedAt,omitempty"`
+}
+
+// Limits of a request.
+const (
+	// MaxRequestBytes bounds the whole request read by the function.
+	MaxRequestBytes = 64 * 1024
+	// JobNameSuffixLength is the number of hex digits of the idempotency
+	// token that the function appends (after a '-') to a job's name.
+	JobNameSuffixLength = 8
+	// MaxJobNameLength leaves room for the idempotency suffix in AWS Batch's
+	// 128-character job names: 128 - 1 - 8 = 119.
+	MaxJobNameLength = 128 - len("-") - JobNameSuffixLength
+	// MaxIdempotencyKeyLength bounds idempotency keys.
+	MaxIdempotencyKeyLength = 256
+	// MaxCallerTags leaves room for trainq's own four tags (Tags) in AWS
+	// Batch's 50: 50 - 4 = 46.
+	MaxCallerTags = 50 - 4
+)
+
+// requestFields maps each JSON key of a request to its Go field index.
+var requestFields = func() map[string]int {
+	t := reflect.TypeOf(Request{})
+	out := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out[name] = i
+	}
+	return out
+}()
+
+// DecodeRequest decodes a request strictly, naming every unknown key and
+// every value of the wrong JSON type at once. It never fails on well-formed
+// JSON whose fields are merely wrong; those come back as problems.
+func DecodeRequest(data []byte) (Request, Problems) {
+	var ps Problems
+	var req Request
+	if len(data) > MaxRequestBytes {
+		ps.Addf("request", fmt.Sprintf("%d bytes", len(data)), "at most %d bytes", MaxRequestBytes)
+		return req, ps
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+		ps.Add("request", Shown(DescribeJSON(data)), "a JSON object such as {\"jobName\": ..., \"team\": ..., \"trainingJob\": {...}}")
+		return req, ps
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	v := reflect.ValueOf(&req).Elem()
+	for _, k := range keys {
+		i, ok := requestFields[k]
+		if !ok {
+			known := make([]string, 0, len(requestFields))
+			for name := range requestFields {
+				known = append(known, name)
+			}
+			sort.Strings(known)
+			ps.Addf(k, Shown("an unknown field"), "one of: %s", strings.Join(known, ", "))
+			continue
+		}
+		f := v.Field(i)
+		if bytes.Equal(bytes.TrimSpace(raw[k]), []byte("null")) {
+			continue
+		}
+		if k == "trainingJob" && !bytes.HasPrefix(bytes.TrimSpace(raw[k]), []byte("{")) {
+			ps.Add(k, Shown(DescribeJSON(raw[k])), wantedJSON(f.Type()))
+			continue
+		}
+		if err := json.Unmarshal(raw[k], f.Addr().Interface()); err != nil {
+			f.Set(reflect.Zero(f.Type()))
+			ps.Add(k, Shown(DescribeJSON(raw[k])), wantedJSON(f.Type()))
+		}
+	}
+	return req, ps
+}
+
+// DescribeJSON names the kind of a JSON value for a message: "an object",
+// "a list", a quoted string, "null", the number or literal itself, or "text
+// that is not JSON".
+func DescribeJSON(data []byte) string {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "text that is not JSON"
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return Show(v)
+	case nil:
+		return "null"
+	}
+	s := string(bytes.TrimSpace(data))
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+func wantedJSON(t reflect.Type) string {
+	switch t {
+	case reflect.TypeOf(json.RawMessage{}):
+		return "a JSON object (a SageMaker CreateTrainingJob request)"
+	case reflect.TypeOf(map[string]string{}):
+		return "an object of string values"
+	case reflect.TypeOf([]string{}):
+		return "a list of strings"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "a whole number"
+	case reflect.String:
+		return "a string"
+	}
+	return t.String()
+}

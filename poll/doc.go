@@ -1,0 +1,16 @@
+// Package poll is the logic of trainq's snapshot poller: once a minute it
+// reads the queue (GetJobQueueSnapshot for the capacity in use,
+// ListServiceJobs and DescribeServiceJob for the runnable jobs) and writes
+// the backlog and capacity gauges as embedded metric format (EMF) lines:
+// RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization
+// and BorrowedInstances per queue, class, team and instance type.
+//
+// It reads a described job with package observe's rules (the same as an
+// event's), and the snapshot with package batchrules'. Metric names and
+// dimension sets come from package metrics.
+//
+// It knows nothing of Lambda (bin/poller wires it) and takes time from an
+// injected clock. It is run-time code: it must never import the AWS CDK,
+// jsii or constructs; the event observer (package observe, bin/observer)
+// never imports it.
+package poll
