@@ -71,7 +71,7 @@ func Parse(data []byte) (*Platform, error) {
 			return nil, fmt.Errorf("parse platform: %w", err)
 		}
 	}
-	checkExplicitZeros(&problems, raw)
+	checkExplicitZeros(&problems, "", raw, reflect.TypeOf(Platform{}))
 	shaped := problems
 	p.ApplyDefaults()
 	if err := p.Validate(); err != nil {

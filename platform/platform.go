@@ -47,7 +47,9 @@ func (s Strategy) BatchStrategy() string {
 }
 
 // Platform is the whole description. Field comments give the default applied
-// by Defaults when a field is omitted.
+// by ApplyDefaults when a field is omitted. A number field whose omission is
+// its 0 and which has a default is tagged zero:"refuse": Parse refuses a 0
+// written there instead of replacing it by the default (see zeros.go).
 type Platform struct {
 	// Name prefixes every named resource (queue, functions, topic, dashboard).
 	// Default: "trainq".
@@ -114,7 +116,7 @@ type Class struct {
 	Priority Band `json:"priority"`
 	// MaxRuntimeSeconds caps one attempt of a job (Batch timeoutConfig).
 	// Default: 432000 (5 days).
-	MaxRuntimeSeconds int `json:"maxRuntimeSeconds,omitempty"`
+	MaxRuntimeSeconds int `json:"maxRuntimeSeconds,omitempty" zero:"refuse"`
 	// Retries is how many times a failed job is retried (0–9; Batch attempts =
 	// Retries+1). Default: 0.
 	Retries *int `json:"retries,omitempty"`
@@ -158,7 +160,7 @@ type Team struct {
 	Name string `json:"name"`
 	// Weight (fairshare only, 0.0001–999.9999) is the share's weight factor:
 	// a lower weight gets a larger share. Default: 1.
-	Weight float64 `json:"weight,omitempty"`
+	Weight float64 `json:"weight,omitempty" zero:"refuse"`
 	// Capacity (quota only) is the share's guaranteed capacity, 1–5 instance
 	// types. Required in quota mode.
 	Capacity []Pool `json:"capacity,omitempty"`
@@ -210,17 +212,17 @@ type Monitoring struct {
 	MaxWaitSeconds map[string]int `json:"maxWaitSeconds,omitempty"`
 	// UtilizationTargetPercent is the capacity utilization below which idle
 	// capacity while work waits raises an alarm (1–100). Default: 80.
-	UtilizationTargetPercent int `json:"utilizationTargetPercent,omitempty"`
+	UtilizationTargetPercent int `json:"utilizationTargetPercent,omitempty" zero:"refuse"`
 	// IdleAlarmSeconds is how long utilization must stay below target while
 	// jobs are runnable before the alarm fires (60–86400, whole minutes).
 	// Default: 1800.
-	IdleAlarmSeconds int `json:"idleAlarmSeconds,omitempty"`
+	IdleAlarmSeconds int `json:"idleAlarmSeconds,omitempty" zero:"refuse"`
 	// FailureAlarmClasses are the classes whose every failed job raises an
 	// alarm. Default: [production].
 	FailureAlarmClasses []string `json:"failureAlarmClasses"`
 	// LogRetentionDays is the retention of the functions' log groups.
 	// Default: 30.
-	LogRetentionDays int `json:"logRetentionDays,omitempty"`
+	LogRetentionDays int `json:"logRetentionDays,omitempty" zero:"refuse"`
 }
 
 // IsEnabled reports whether monitoring is on.
