@@ -17,6 +17,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
@@ -25,13 +26,6 @@ import (
 const (
 	ObserverPackage = "github.com/trainq/trainq/bin/observer"
 	PollerPackage   = "github.com/trainq/trainq/bin/poller"
-)
-
-// BatchEventSource and BatchServiceJobEvent select Batch's service-job state
-// changes on EventBridge.
-const (
-	BatchEventSource     = "aws.batch"
-	BatchServiceJobEvent = "Batch Service Job State Change"
 )
 
 // MonitorProps configures a Monitor.
@@ -109,8 +103,8 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		m.topic = newAlarmTopic(c, p)
 	}
 	m.dlq = newDeadLetterQueue(c, "EventDeadLetterQueue")
-	files := map[string][]byte{PlatformFileName: p.JSON()}
-	env := map[string]string{EnvJobQueue: *props.Queue.JobQueueArn()}
+	files := map[string][]byte{contract.PlatformFileName: p.JSON()}
+	env := map[string]string{contract.EnvJobQueue: *props.Queue.JobQueueArn()}
 
 	obs := newGoFunction(constructs.NewConstruct(c, jsii.String("Observer")), goFunctionProps{
 		functionName:  p.ObserverFunctionName(),
@@ -126,8 +120,8 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	m.rule = awsevents.NewRule(c, jsii.String("JobEvents"), &awsevents.RuleProps{
 		Description: jsii.String("Batch service-job state changes of " + p.JobQueueName()),
 		EventPattern: &awsevents.EventPattern{
-			Source:     jsii.Strings(BatchEventSource),
-			DetailType: jsii.Strings(BatchServiceJobEvent),
+			Source:     jsii.Strings(contract.BatchEventSource),
+			DetailType: jsii.Strings(contract.BatchServiceJobEvent),
 			Detail:     &map[string]interface{}{"jobQueue": []interface{}{props.Queue.JobQueueArn()}},
 		},
 		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(obs.fn, &awseventstargets.LambdaFunctionProps{

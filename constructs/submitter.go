@@ -14,6 +14,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -22,10 +23,6 @@ const SubmitterPackage = "github.com/trainq/trainq/bin/submitter"
 
 // Environment variables the trainq functions read.
 const (
-	EnvPlatformFile      = "TRAINQ_PLATFORM_FILE"
-	EnvJobQueue          = "TRAINQ_JOB_QUEUE"
-	EnvExecutionRoleArn  = "TRAINQ_EXECUTION_ROLE_ARN"
-	PlatformFileName     = "platform.json"
 	submitterTimeoutSecs = 60
 )
 
@@ -95,11 +92,11 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	gf := newGoFunction(c, goFunctionProps{
 		functionName: p.SubmitFunctionName(),
 		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", p.Name, p.JobQueueName()),
-		build:        GoFunctionBuild{Package: SubmitterPackage, Files: map[string][]byte{PlatformFileName: p.JSON()}},
+		build:        GoFunctionBuild{Package: SubmitterPackage, Files: map[string][]byte{contract.PlatformFileName: p.JSON()}},
 		code:         props.Code,
 		environment: map[string]string{
-			EnvJobQueue:         *props.Queue.JobQueueArn(),
-			EnvExecutionRoleArn: *props.Queue.ExecutionRole().RoleArn(),
+			contract.EnvJobQueue:         *props.Queue.JobQueueArn(),
+			contract.EnvExecutionRoleARN: *props.Queue.ExecutionRole().RoleArn(),
 		},
 		timeout:       awscdk.Duration_Seconds(jsii.Number(submitterTimeoutSecs)),
 		memoryMB:      256,
@@ -121,11 +118,6 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	return s
 }
 
-// PlatformTag is the tag that names a resource's platform. The stack tags
-// every resource with it, and the submission function every job it submits,
-// so that IAM can tell the platform's jobs from others.
-const PlatformTag = "trainq:platform"
-
 // grantSubmitterPermissions gives the function's role what it needs, on the
 // platform's queue and its jobs only (Service Authorization Reference, AWS
 // Batch):
@@ -141,7 +133,7 @@ const PlatformTag = "trainq:platform"
 func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue) {
 	role := f.role
 	jobs := serviceJobsArn(queue.JobQueueArn())
-	requestTag := &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + PlatformTag: platformName}}
+	requestTag := &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName}}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("batch:SubmitServiceJob"),
 		Resources:  &[]*string{queue.JobQueueArn(), jobs},
@@ -160,7 +152,7 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("batch:TerminateServiceJob", "batch:UpdateServiceJob"),
 		Resources:  &[]*string{jobs},
-		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:ResourceTag/" + PlatformTag: platformName}},
+		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName}},
 	}))
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:ListServiceJobs"),

@@ -18,6 +18,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	tq "github.com/trainq/trainq/constructs"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -74,7 +75,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		sp.Description = jsii.String(fmt.Sprintf("trainq platform %s: GPU training queue on AWS Batch for SageMaker Training", p.Name))
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &sp)
-	awscdk.Tags_Of(stack).Add(jsii.String(tq.PlatformTag), jsii.String(p.Name), nil)
+	awscdk.Tags_Of(stack).Add(jsii.String(contract.TagPlatform), jsii.String(p.Name), nil)
 	s := &platformStack{Stack: stack}
 
 	s.pool = tq.NewCapacityPool(stack, "Pool", poolProps(p))

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	tq "github.com/trainq/trainq/constructs"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 )
 
@@ -40,8 +41,8 @@ func TestJobEventsOfThisQueueOnlyReachTheObserver(t *testing.T) {
 		}
 		found = true
 		want := map[string]any{
-			"source":      []any{tq.BatchEventSource},
-			"detail-type": []any{tq.BatchServiceJobEvent},
+			"source":      []any{contract.BatchEventSource},
+			"detail-type": []any{contract.BatchServiceJobEvent},
 			"detail":      map[string]any{"jobQueue": []any{getAtt(queueID, "JobQueueArn")}},
 		}
 		if diff := cmp.Diff(want, r["EventPattern"]); diff != "" {

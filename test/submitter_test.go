@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	tq "github.com/trainq/trainq/constructs"
+	"github.com/trainq/trainq/contract"
 )
 
 func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
@@ -30,8 +30,8 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 		"Architectures": []any{"arm64"},
 		"Handler":       "bootstrap",
 		"Environment": map[string]any{"Variables": map[string]any{
-			tq.EnvJobQueue:         getAtt(queueID, "JobQueueArn"),
-			tq.EnvExecutionRoleArn: getAtt(execRole, "Arn"),
+			contract.EnvJobQueue:         getAtt(queueID, "JobQueueArn"),
+			contract.EnvExecutionRoleARN: getAtt(execRole, "Arn"),
 		}},
 	}
 	for k, want := range checks {
@@ -68,7 +68,7 @@ func TestSubmitterAssetBundlesTheBinaryAndThePlatform(t *testing.T) {
 	key, _ := get(fn.Properties, "Code.S3Key").(string)
 	hash := strings.TrimSuffix(key, ".zip")
 	dir := filepath.Join(s.outdir, "asset."+hash)
-	got, err := os.ReadFile(filepath.Join(dir, tq.PlatformFileName))
+	got, err := os.ReadFile(filepath.Join(dir, contract.PlatformFileName))
 	if err != nil {
 		t.Fatalf("asset %s: %v", dir, err)
 	}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/trainq/trainq/client"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
-	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/submit/batchfake"
 	"github.com/trainq/trainq/test/submitter"
 )
@@ -64,8 +64,8 @@ func start(t *testing.T, fake *batchfake.Server, name string, extraEnv ...string
 		"AWS_ENDPOINT_URL_BATCH=" + fake.URL,
 		"AWS_LAMBDA_FUNCTION_NAME=" + name,
 		"LAMBDA_TASK_ROOT=" + bin.dir,
-		submit.EnvJobQueue + "=" + queueARN,
-		submit.EnvExecutionRoleARN + "=" + roleARN,
+		contract.EnvJobQueue + "=" + queueARN,
+		contract.EnvExecutionRoleARN + "=" + roleARN,
 	}, extraEnv...)...)
 	ctx, cancel := testContext(t)
 	defer cancel()
@@ -84,7 +84,7 @@ func start(t *testing.T, fake *batchfake.Server, name string, extraEnv ...string
 
 // answer is the emulator's answer: a job, or a function error.
 type answer struct {
-	submit.Response
+	contract.Response
 	ErrorType    string `json:"errorType"`
 	ErrorMessage string `json:"errorMessage"`
 }
@@ -218,7 +218,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var resp submit.Response
+		var resp contract.Response
 		if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
 			t.Fatalf("output %s: %v", out.String(), err)
 		}
@@ -277,7 +277,7 @@ func TestAliasInvocationTakesTheClassFromTheAlias(t *testing.T) {
 func TestInitFailsWithAClearMessage(t *testing.T) {
 	fake := batchfake.New(0)
 	defer fake.Close()
-	e := start(t, fake, "trainq-submit", submit.EnvJobQueue+"=not-an-arn")
+	e := start(t, fake, "trainq-submit", contract.EnvJobQueue+"=not-an-arn")
 	ctx, cancel := testContext(t)
 	defer cancel()
 	_, body, err := e.Invoke(ctx, fixture(t, "submit-minimal.json"))
@@ -290,8 +290,8 @@ func TestInitFailsWithAClearMessage(t *testing.T) {
 	// The variable is set twice; the emulator's environment keeps the
 	// last, so the bad value is what the function sees.
 	waitFor(t, func() bool { return strings.Contains(e.Log(), "not-an-arn") })
-	if log := e.Log(); !strings.Contains(log, submit.EnvJobQueue+`: got "not-an-arn"`) {
-		t.Errorf("log lacks the message naming %s and its value:\n%s", submit.EnvJobQueue, log)
+	if log := e.Log(); !strings.Contains(log, contract.EnvJobQueue+`: got "not-an-arn"`) {
+		t.Errorf("log lacks the message naming %s and its value:\n%s", contract.EnvJobQueue, log)
 	}
 }
 
