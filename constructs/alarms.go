@@ -2,12 +2,14 @@ package constructs
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
@@ -119,8 +121,8 @@ func (m *monitor) addAlarms(sub Submitter) {
 	if sub != nil {
 		m.alarm(alarmSpec{
 			name: AlarmSubmitterErrors,
-			description: "Submissions failed on AWS Batch's side (UpstreamError) or stayed throttled after every retry (Throttled) " +
-				"in the last 5 minutes; callers' mistakes (ValidationError, Forbidden) do not count. Missing data: no failed submission, not breaching.",
+			description: "Submissions failed on AWS's side (" + strings.Join(PagingSubmissionErrors(), ", ") + ") " +
+				"in the last 5 minutes; callers' mistakes do not count. Missing data: no failed submission, not breaching.",
 			metric:    m.submissionFailures(),
 			threshold: 1, comparison: ge, periods: 1, missing: notBreaching,
 		})
@@ -138,15 +140,24 @@ func (m *monitor) addAlarms(sub Submitter) {
 }
 
 // PagingSubmissionErrors are the submission errorTypes that page on-call:
-// failures on AWS's side, not callers' mistakes.
-var PagingSubmissionErrors = []string{"UpstreamError", "Throttled"}
+// every kind of contract.Kinds that is not a caller's mistake.
+func PagingSubmissionErrors() []string {
+	var out []string
+	for _, k := range contract.Kinds() {
+		if !k.CallersMistake() {
+			out = append(out, string(k))
+		}
+	}
+	return out
+}
 
 // submissionFailures sums SubmissionErrors of the paging error types over 5
 // minutes.
 func (m *monitor) submissionFailures() awscloudwatch.IMetric {
 	using := map[string]awscloudwatch.IMetric{}
 	expr := ""
-	for i, kind := range PagingSubmissionErrors {
+	kinds := PagingSubmissionErrors()
+	for i, kind := range kinds {
 		id := fmt.Sprintf("e%d", i)
 		using[id] = m.Metric(metrics.SubmissionErrors, map[string]string{metrics.ErrorType: kind},
 			&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: period(5 * minute)})
@@ -158,7 +169,7 @@ func (m *monitor) submissionFailures() awscloudwatch.IMetric {
 	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 		Expression:   jsii.String(expr),
 		UsingMetrics: &using,
-		Label:        jsii.String("failed submissions (UpstreamError + Throttled)"),
+		Label:        jsii.String("failed submissions (" + strings.Join(kinds, " + ") + ")"),
 		Period:       period(5 * minute),
 	})
 }

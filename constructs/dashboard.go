@@ -5,6 +5,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 )
 
@@ -95,7 +96,7 @@ func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
 	if sub != nil {
 		rows = append(rows, []awscloudwatch.IWidget{
 			graph("Submission errors by errorType, Lambda throttles (count per 5 min)", append(
-				per(metrics.SubmissionErrors, metrics.ErrorType, []string{"ValidationError", "Forbidden", "Throttled", "UpstreamError"},
+				per(metrics.SubmissionErrors, metrics.ErrorType, errorKinds(),
 					func(v string) *awscloudwatch.MetricOptions { return stat("Sum", v) }),
 				sub.MetricThrottles(stat("Sum", "Lambda throttles"))), count("requests")),
 			graph("Submitter latency, p50 and p99 (milliseconds)", []awscloudwatch.IMetric{
@@ -114,4 +115,14 @@ func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
 		DashboardName: jsii.String(m.p.Name),
 		Widgets:       &widgets,
 	})
+}
+
+// errorKinds are every errorType the submission function reports, so that a
+// new kind reaches the dashboard by construction.
+func errorKinds() []string {
+	var out []string
+	for _, k := range contract.Kinds() {
+		out = append(out, string(k))
+	}
+	return out
 }

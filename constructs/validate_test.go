@@ -121,3 +121,17 @@ func checkErr(t *testing.T, err error, want []string) {
 		}
 	}
 }
+
+func TestEveryLogRetentionThePlatformAcceptsHasACDKName(t *testing.T) {
+	// One rule (which retentions CloudWatch Logs accepts) lives in
+	// platform; the constructs only translate it.
+	days := platform.LogRetentionDays()
+	if len(days) != len(retentions) {
+		t.Errorf("platform accepts %d retentions, the constructs translate %d", len(days), len(retentions))
+	}
+	for _, d := range days {
+		if _, ok := retentions[d]; !ok {
+			t.Errorf("platform accepts a %d-day retention that the constructs cannot translate", d)
+		}
+	}
+}

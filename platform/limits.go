@@ -1,5 +1,7 @@
 package platform
 
+import "sort"
+
 import "regexp"
 
 // Limits that AWS Batch and SageMaker place on a platform.
@@ -70,6 +72,18 @@ const (
 	maxTrainingSecurityGroups = 5
 	maxTrainingKMSKeys        = 20
 )
+
+// LogRetentionDays are the log retentions CloudWatch Logs accepts, in days,
+// ascending (PutRetentionPolicy, retentionInDays). The constructs translate
+// each to the CDK's name for it.
+func LogRetentionDays() []int {
+	out := make([]int, 0, len(validRetention))
+	for d := range validRetention {
+		out = append(out, d)
+	}
+	sort.Ints(out)
+	return out
+}
 
 // validRetention are the log retentions CloudWatch Logs accepts, in days.
 var validRetention = map[int]bool{1: true, 3: true, 5: true, 7: true, 14: true, 30: true, 60: true, 90: true,
