@@ -1,0 +1,83 @@
+package batchrules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ARNs follow the service authorization reference's resource types for AWS
+// Batch and IAM
+// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html#awsbatch-resources-for-iam-policies,
+// https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsidentityandaccessmanagementiam.html).
+
+var (
+	queueARNPattern = regexp.MustCompile(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):job-queue/(.+)$`)
+	roleARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+)
+
+// MaxRolePathAndNameLength bounds what follows "role/" in a role ARN: the
+// role's path (at most 512 characters) and name (at most 64), checked
+// together against 512 (https://docs.aws.amazon.com/IAM/latest/APIReference/API_Role.html).
+const MaxRolePathAndNameLength = 512
+
+// JobQueueARN is a job queue's ARN,
+// arn:PARTITION:batch:REGION:ACCOUNT:job-queue/NAME.
+type JobQueueARN struct {
+	Partition, Region, Account, Name string
+}
+
+// ParseJobQueueARN parses a job queue ARN; the name must be a ValidName.
+func ParseJobQueueARN(s string) (JobQueueARN, error) {
+	m := queueARNPattern.FindStringSubmatch(s)
+	if m == nil || !ValidName(m[4]) {
+		return JobQueueARN{}, fmt.Errorf("got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", s)
+	}
+	return JobQueueARN{Partition: m[1], Region: m[2], Account: m[3], Name: m[4]}, nil
+}
+
+func (a JobQueueARN) String() string {
+	return "arn:" + a.Partition + ":batch:" + a.Region + ":" + a.Account + ":job-queue/" + a.Name
+}
+
+// ServiceJobARN is the ARN of the service job id submitted in a's Region
+// and account: arn:PARTITION:batch:REGION:ACCOUNT:service-job/ID.
+func (a JobQueueARN) ServiceJobARN(id string) string {
+	return "arn:" + a.Partition + ":batch:" + a.Region + ":" + a.Account + ":service-job/" + id
+}
+
+// ValidJobQueueARN reports whether ParseJobQueueARN accepts s.
+func ValidJobQueueARN(s string) bool {
+	_, err := ParseJobQueueARN(s)
+	return err == nil
+}
+
+// JobQueueName is the name of a job queue given as an ARN (the part after
+// "job-queue/") or as a name (returned as is). Batch's calls take either.
+func JobQueueName(queue string) string {
+	if !strings.HasPrefix(queue, "arn:") {
+		return queue
+	}
+	if _, name, ok := strings.Cut(queue, ":job-queue/"); ok {
+		return name
+	}
+	return queue
+}
+
+// SameJobQueue reports whether a and b, each an ARN or a name, name the
+// same job queue: two ARNs must be equal; otherwise the names are compared
+// (a name says nothing of the Region or account).
+func SameJobQueue(a, b string) bool {
+	if strings.HasPrefix(a, "arn:") && strings.HasPrefix(b, "arn:") {
+		return a == b
+	}
+	return JobQueueName(a) == JobQueueName(b)
+}
+
+// ValidRoleARN reports whether s is an IAM role ARN,
+// arn:PARTITION:iam::ACCOUNT:role/PATH/NAME, whose path and name have at
+// most MaxRolePathAndNameLength characters of IAM's [\w+=,.@/-].
+func ValidRoleARN(s string) bool {
+	_, rest, _ := strings.Cut(s, ":role/")
+	return len(rest) <= MaxRolePathAndNameLength && roleARNPattern.MatchString(s)
+}

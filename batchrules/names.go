@@ -1,0 +1,61 @@
+package batchrules
+
+import "regexp"
+
+// pattern is a regular expression with a length limit. Length limits are
+// kept out of the expressions because Go compiles a counted repetition such
+// as {1,512} into that many states, which costs every function milliseconds
+// at start-up.
+type pattern struct {
+	re  *regexp.Regexp
+	max int
+}
+
+func (p pattern) match(s string) bool { return len(s) >= 1 && len(s) <= p.max && p.re.MatchString(s) }
+
+// Limits of AWS Batch's names and requests.
+const (
+	// MaxNameLength bounds job, job queue and quota share names.
+	MaxNameLength = 128
+	// MaxShareIdentifierLength bounds fair-share identifiers.
+	MaxShareIdentifierLength = 255
+	// MaxServiceRequestPayloadBytes bounds SubmitServiceJob's
+	// serviceRequestPayload: 10 KiB.
+	MaxServiceRequestPayloadBytes = 10 * 1024
+	// MaxClientTokenLength bounds SubmitServiceJob's clientToken.
+	MaxClientTokenLength = 64
+	// MaxTags is the most tags a Batch resource may have.
+	MaxTags = 50
+	// MaxJobRefLength bounds what trainq accepts as a job id or job ARN.
+	MaxJobRefLength = 1000
+)
+
+var (
+	namePattern         = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), MaxNameLength}
+	shareIDPattern      = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), MaxShareIdentifierLength}
+	instanceTypePattern = pattern{regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`), 64}
+	jobRefPattern       = pattern{regexp.MustCompile(`^[a-zA-Z0-9:/_.-]+$`), MaxJobRefLength}
+)
+
+// ValidName reports whether s is a name AWS Batch accepts for a service
+// job, a job queue or a quota share: 1 to 128 letters, digits, '-' and '_'
+// ("It can be up to 128 characters long. It can contain uppercase and
+// lowercase letters, numbers, hyphens (-), and underscores (_)",
+// https://docs.aws.amazon.com/batch/latest/APIReference/API_SubmitServiceJob.html).
+func ValidName(s string) bool { return namePattern.match(s) }
+
+// ValidShareIdentifier reports whether s is a fair-share identifier trainq
+// may use: 1 to 255 letters, digits and '_' (Batch also allows a trailing
+// '*' to make a prefix, which trainq does not use;
+// https://docs.aws.amazon.com/batch/latest/APIReference/API_ShareAttributes.html).
+func ValidShareIdentifier(s string) bool { return shareIDPattern.match(s) }
+
+// ValidInstanceType reports whether s has the shape of a SageMaker training
+// instance type, ml.FAMILY.SIZE, such as ml.p5.48xlarge
+// (https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ResourceConfig.html).
+func ValidInstanceType(s string) bool { return instanceTypePattern.match(s) }
+
+// ValidJobRef reports whether s may be a service job's id or ARN, as
+// DescribeServiceJob, TerminateServiceJob and UpdateServiceJob take it:
+// letters, digits, ':', '/', '_', '.' and '-', at most 1000 characters.
+func ValidJobRef(s string) bool { return jobRefPattern.match(s) }

@@ -1,0 +1,58 @@
+package batchrules_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/trainq/trainq/batchrules"
+)
+
+func TestShareOfJob(t *testing.T) {
+	tests := []struct {
+		name, quotaShare, shareID, want string
+	}{
+		{"a job of a quota-share queue runs in its quota share", "vision", "", "vision"},
+		{"a job of a fair-share queue runs in its share identifier", "", "vision", "vision"},
+		{"the quota share wins should both be set", "vision", "search", "vision"},
+		{"a job of a FIFO queue has no share", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := batchrules.ShareOfJob(tt.quotaShare, tt.shareID); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		valid func(string) bool
+		in    string
+		want  bool
+	}{
+		{"a Batch name takes letters, digits, '-' and '_'", batchrules.ValidName, "bert-base_2", true},
+		{"a Batch name has at most 128 characters", batchrules.ValidName, strings.Repeat("a", 128), true},
+		{"a Batch name of 129 characters is refused", batchrules.ValidName, strings.Repeat("a", 129), false},
+		{"an empty Batch name is refused", batchrules.ValidName, "", false},
+		{"a Batch name has no dot", batchrules.ValidName, "bert.base", false},
+		{"a share identifier takes letters, digits and '_'", batchrules.ValidShareIdentifier, "search_ranking", true},
+		{"a share identifier has no hyphen", batchrules.ValidShareIdentifier, "search-ranking", false},
+		{"a share identifier has at most 255 characters", batchrules.ValidShareIdentifier, strings.Repeat("a", 256), false},
+		{"an instance type is ml.FAMILY.SIZE", batchrules.ValidInstanceType, "ml.p5.48xlarge", true},
+		{"an EC2 instance type is no training instance type", batchrules.ValidInstanceType, "p5.48xlarge", false},
+		{"an instance type is lowercase", batchrules.ValidInstanceType, "ml.P5.48xlarge", false},
+		{"a job id is a job reference", batchrules.ValidJobRef, "4f2a9c1e-0000-4000-8000-000000000001", true},
+		{"a job ARN is a job reference", batchrules.ValidJobRef, "arn:aws:batch:us-east-1:123456789012:service-job/4f2a9c1e", true},
+		{"a job reference has no space", batchrules.ValidJobRef, "job 1", false},
+		{"a job reference has at most 1000 characters", batchrules.ValidJobRef, strings.Repeat("a", 1001), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.valid(tt.in); got != tt.want {
+				t.Errorf("valid(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
