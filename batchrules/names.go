@@ -24,8 +24,12 @@ const (
 	MaxServiceRequestPayloadBytes = 10 * 1024
 	// MaxClientTokenLength bounds SubmitServiceJob's clientToken.
 	MaxClientTokenLength = 64
-	// MaxTags is the most tags a Batch resource may have.
-	MaxTags = 50
+	// MaxTags is the most tags a Batch resource may have, with keys of 1 to
+	// MaxTagKeyLength and values of at most MaxTagValueLength characters
+	// (https://docs.aws.amazon.com/batch/latest/APIReference/API_TagResource.html).
+	MaxTags           = 50
+	MaxTagKeyLength   = 128
+	MaxTagValueLength = 256
 	// MaxJobRefLength bounds what trainq accepts as a job id or job ARN.
 	MaxJobRefLength = 1000
 )

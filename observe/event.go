@@ -1,8 +1,9 @@
 package observe
 
 import (
-	"strings"
 	"time"
+
+	"github.com/trainq/trainq/batchrules"
 )
 
 // Service job statuses, as AWS Batch spells them.
@@ -93,14 +94,9 @@ type PreemptionConfiguration struct {
 	PreemptionRetriesBeforeTermination *int `json:"preemptionRetriesBeforeTermination"`
 }
 
-// Share returns the job's share: its quota share name, else its fair-share
-// identifier. trainq names each share after its team.
-func (d *Detail) Share() string {
-	if d.QuotaShareName != "" {
-		return d.QuotaShareName
-	}
-	return d.ShareIdentifier
-}
+// Share returns the job's share (batchrules.ShareOfJob). trainq names each
+// share after its team.
+func (d *Detail) Share() string { return batchrules.ShareOfJob(d.QuotaShareName, d.ShareIdentifier) }
 
 // InstanceType returns the instance type and count the job holds, when the
 // detail says.
@@ -111,16 +107,6 @@ func (d *Detail) InstanceType() (string, float64, bool) {
 		}
 	}
 	return "", 0, false
-}
-
-// QueueName returns the last segment of a job queue ARN
-// (arn:aws:batch:region:account:job-queue/NAME), or s itself when it is
-// already a name.
-func QueueName(s string) string {
-	if i := strings.LastIndexByte(s, '/'); i >= 0 && strings.HasPrefix(s, "arn:") {
-		return s[i+1:]
-	}
-	return s
 }
 
 func millis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
@@ -25,7 +26,7 @@ import (
 // Lambda.
 type Observer struct {
 	platform  *platform.Platform
-	queueARN  string
+	queue     string // as configured: an ARN or a name
 	queueName string
 	now       func() time.Time
 	mu        sync.Mutex
@@ -52,11 +53,7 @@ func NewObserver(p *platform.Platform, queue string, now func() time.Time, out i
 	if queue == "" {
 		queue = p.JobQueueName()
 	}
-	o := &Observer{platform: p, queueName: QueueName(queue), now: now, out: out}
-	if QueueName(queue) != queue {
-		o.queueARN = queue
-	}
-	return o, nil
+	return &Observer{platform: p, queue: queue, queueName: batchrules.JobQueueName(queue), now: now, out: out}, nil
 }
 
 // Rejection reasons, the `reason` property of an EventsRejected line.
@@ -168,10 +165,7 @@ func (o *Observer) Observe(payload []byte) []*metrics.Record {
 }
 
 func (o *Observer) ownQueue(q string) bool {
-	if o.queueARN != "" && QueueName(q) != q {
-		return q == o.queueARN
-	}
-	return QueueName(q) == o.queueName
+	return batchrules.SameJobQueue(q, o.queue)
 }
 
 func (o *Observer) reject(now time.Time, ev *Event, d *Detail, reason, message string) *metrics.Record {

@@ -3,6 +3,7 @@ package poll_test
 import (
 	"testing"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/poll"
 )
@@ -16,7 +17,7 @@ func BenchmarkGauges(b *testing.B) {
 	for i := range jobs {
 		jobs[i] = poll.RunnableJob{Class: classes[i%len(classes)], Team: teams[i%len(teams)], Since: t0}
 	}
-	usage := &poll.Usage{
+	usage := &batchrules.Usage{
 		ByType:  map[string]float64{"ml.p5.48xlarge": 36, "ml.p4d.24xlarge": 15},
 		ByShare: map[string]map[string]float64{"search-ranking": {"ml.p5.48xlarge": 30}},
 	}

@@ -4,57 +4,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/batch"
-
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
-
-// Usage is the capacity in use, in instances, from a queue snapshot.
-type Usage struct {
-	// ByType is the whole queue's usage per instance type.
-	ByType map[string]float64
-	// ByShare is each share's usage per instance type.
-	ByShare map[string]map[string]float64
-}
-
-// UsageFromSnapshot reads the capacity in use from GetJobQueueSnapshot's
-// queueUtilization: totalCapacityUsage for the queue, and the per-share
-// breakdown (quotaShareUtilization, or fairshareUtilization) for the teams.
-// For service jobs the capacity unit is the instance type. It returns nil
-// when the snapshot has no queueUtilization.
-func UsageFromSnapshot(out *batch.GetJobQueueSnapshotOutput) *Usage {
-	if out == nil || out.QueueUtilization == nil {
-		return nil
-	}
-	qu := out.QueueUtilization
-	u := &Usage{ByType: map[string]float64{}, ByShare: map[string]map[string]float64{}}
-	for _, c := range qu.TotalCapacityUsage {
-		u.ByType[aws.ToString(c.CapacityUnit)] += aws.ToFloat64(c.Quantity)
-	}
-	add := func(share, unit string, q float64) {
-		if u.ByShare[share] == nil {
-			u.ByShare[share] = map[string]float64{}
-		}
-		u.ByShare[share][unit] += q
-	}
-	if qs := qu.QuotaShareUtilization; qs != nil {
-		for _, s := range qs.TopCapacityUtilization {
-			for _, c := range s.CapacityUsage {
-				add(aws.ToString(s.QuotaShareName), aws.ToString(c.CapacityUnit), aws.ToFloat64(c.Quantity))
-			}
-		}
-	}
-	if fs := qu.FairshareUtilization; fs != nil {
-		for _, s := range fs.TopCapacityUtilization {
-			for _, c := range s.CapacityUsage {
-				add(aws.ToString(s.ShareIdentifier), aws.ToString(c.CapacityUnit), aws.ToFloat64(c.Quantity))
-			}
-		}
-	}
-	return u
-}
 
 // RunnableJob is a job waiting in the queue. Team or Class is empty when
 // the job's share or priority matches none of the platform's.
@@ -77,7 +30,7 @@ type Gauges struct {
 	RunnableKnown bool
 	// Usage is the capacity in use; nil when unknown, and then no capacity
 	// metric is written.
-	Usage *Usage
+	Usage *batchrules.Usage
 }
 
 // Records returns one EMF record per dimension combination, each metric

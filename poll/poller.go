@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/internal/batchsdk"
 	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
 )
@@ -116,7 +118,7 @@ func NewPoller(cfg PollerConfig) (*Poller, error) {
 	if cfg.ClassTTL <= 0 {
 		cfg.ClassTTL = DefaultClassTTL
 	}
-	return &Poller{cfg: cfg, queueName: observe.QueueName(cfg.Queue), known: map[string]knownJob{}}, nil
+	return &Poller{cfg: cfg, queueName: batchrules.JobQueueName(cfg.Queue), known: map[string]knownJob{}}, nil
 }
 
 // Invoke runs Poll, ignoring the scheduler's payload, and answers a short
@@ -142,11 +144,11 @@ func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	now := p.cfg.Now()
 	var errs []error
 
-	var usage *Usage
+	var usage *batchrules.Usage
 	snap, err := p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("get job queue snapshot of %s: %w", p.cfg.Queue, err))
-	} else if usage = UsageFromSnapshot(snap); usage == nil {
+	} else if usage = batchsdk.Usage(snap); usage == nil {
 		p.cfg.Log.Warn("queue snapshot carries no queueUtilization; capacity metrics skipped", "queue", p.cfg.Queue)
 	}
 
@@ -282,10 +284,7 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 	jobs := make([]RunnableJob, 0, len(summaries))
 	for _, s := range summaries {
 		id := aws.ToString(s.JobId)
-		share := aws.ToString(s.QuotaShareName)
-		if share == "" {
-			share = aws.ToString(s.ShareIdentifier)
-		}
+		share := batchrules.ShareOfJob(aws.ToString(s.QuotaShareName), aws.ToString(s.ShareIdentifier))
 		j := RunnableJob{ID: id}
 		if t, ok := p.cfg.Platform.Team(share); ok {
 			j.Team = t.Name

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/internal/quotashare"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/trace"
 )
@@ -216,11 +218,12 @@ type engine struct {
 	classIx map[string]int
 	classes []platform.Class
 
-	pool     []int       // capacity per type
-	used     []int       // in use per type
-	quota    [][]int     // [share][type]
-	teamUsed [][]int     // [share][type]
-	running  [][][]int32 // [share][type] → jobs
+	pool     []int                // capacity per type
+	used     []int                // in use per type
+	limits   [][]batchrules.Limit // [share][type]
+	maxHeld  [][]int              // [share][type]: the most a share may ever hold
+	teamUsed [][]int              // [share][type]
+	running  [][][]int32          // [share][type] → jobs
 	// waiting[share][type] is ordered by waitLess; FIFO uses waiting[0][0]
 	// for every job.
 	waiting [][][]qent
@@ -234,19 +237,19 @@ type engine struct {
 
 	fair fairState
 
-	stats   *collector
-	scratch []Victim
-	pick    []int32
-	requeue []int32 // preempted in this pass, to enqueue after it
-	left    [][]int // per share and type: started jobs still in the queue
-	waitN   []int   // waiting jobs per share
-	runN    []int   // running instances per share
-	view    quotaView
-	simUsed []int
-	victims []int32
-	cur     []int
-	closed  []bool
-	err     error
+	stats     *collector
+	scratch   []Victim
+	pick      []int32
+	requeue   []int32 // preempted in this pass, to enqueue after it
+	left      [][]int // per share and type: started jobs still in the queue
+	waitN     []int   // waiting jobs per share
+	runN      []int   // running instances per share
+	view      quotaView
+	simShares []batchrules.ShareState
+	victims   []int32
+	cur       []int
+	closed    []bool
+	err       error
 }
 
 // Run replays src against p and returns what happened. It reads src once, in
@@ -284,13 +287,24 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 		e.classIx[c.Name] = i
 	}
 	nShares := len(p.Teams)
+	shares := quotashare.Of(p)
 	for i, t := range p.Teams {
 		e.teamIdx[t.Name] = i
-		q := make([]int, len(e.types))
+		l := make([]batchrules.Limit, len(e.types))
 		for ti, it := range e.types {
-			q[ti] = t.CapacityOf(it)
+			l[ti] = shares[i].Limit(it)
 		}
-		e.quota = append(e.quota, q)
+		e.limits = append(e.limits, l)
+	}
+	e.maxHeld = grid(nShares, len(e.types))
+	for ti := range e.types {
+		st := batchrules.TypeState{Pool: e.pool[ti], Shares: make([]batchrules.ShareState, nShares)}
+		for s := range nShares {
+			st.Shares[s].Limit = e.limits[s][ti]
+		}
+		for s := range nShares {
+			e.maxHeld[s][ti] = st.MaxHeld(s)
+		}
 	}
 	e.teamUsed = grid(nShares, len(e.types))
 	e.left = grid(nShares, len(e.types))
@@ -455,7 +469,7 @@ func (e *engine) neverFits(j *job) string {
 	if e.policy == PolicyFIFO || e.mode != platform.ModeQuota {
 		return ""
 	}
-	if m := e.maxUsable(int(j.share), t); k > m {
+	if m := e.maxHeld[j.share][t]; k > m {
 		return fmt.Sprintf("needs %d × %s, team %s can use at most %d", k, e.types[t], e.p.Teams[j.share].Name, m)
 	}
 	return ""

@@ -4,80 +4,34 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/batchrules"
 )
 
 // Quota-management rules, after the AWS Batch user guide: quota shares
 // (https://docs.aws.amazon.com/batch/latest/userguide/quota-shares.html) and
 // preemption (https://docs.aws.amazon.com/batch/latest/userguide/preemption.html).
+// What fits a share is package batchrules' rule, the one the submission
+// function's instance-type fallback uses.
 
-// borrowCap is how many instances of type t share s may use beyond its quota:
-// 0 unless the share lends and borrows; its borrow limit percent of its quota
-// (rounded down); the whole pool when the limit is -1 (unlimited).
-func (e *engine) borrowCap(s, t int) int {
-	team := e.p.Teams[s]
-	if team.Sharing != platform.StrategyLendAndBorrow {
-		return 0
-	}
-	if team.BorrowLimit() < 0 {
-		return e.pool[t]
-	}
-	return e.quota[s][t] * team.BorrowLimit() / 100
-}
-
-// reservedIdle is the idle quota of type t held by reserve shares other than
-// s: capacity that nobody else may use.
-func (e *engine) reservedIdle(s, t int) int {
-	n := 0
-	for r, team := range e.p.Teams {
-		if r != s && team.Sharing == platform.StrategyReserve {
-			n += max(0, e.quota[r][t]-e.teamUsed[r][t])
-		}
-	}
-	return n
-}
-
-// maxUsable is the most instances of type t share s could ever hold at once:
-// its quota plus its borrow cap, within the pool less other shares' reserved
-// quotas.
-func (e *engine) maxUsable(s, t int) int {
-	reserved := 0
-	for r, team := range e.p.Teams {
-		if r != s && team.Sharing == platform.StrategyReserve {
-			reserved += e.quota[r][t]
-		}
-	}
-	return min(e.pool[t]-reserved, e.quota[s][t]+e.borrowCap(s, t))
-}
-
-// quotaView is the capacity of one type as a pass sees it, copied so that a
-// preemption plan can be tried without touching the engine.
+// quotaView is the capacity of one type as a pass sees it (the pool, what is
+// in use, each share's limit and usage), copied so that a preemption plan
+// can be tried without touching the engine.
 type quotaView struct {
-	free     int   // idle instances of the pool
-	teamUsed []int // per share
+	batchrules.TypeState
 }
 
-// fits is the quota rule for starting k instances for share s: the pool has
-// k idle instances that are not another reserve share's idle quota, and what
-// s would hold beyond its quota stays within its borrow cap (a reserve or
-// lend share never goes beyond its quota).
-func (e *engine) fits(v *quotaView, s, t, k int) bool {
-	idleReserved := 0
-	for r, team := range e.p.Teams {
-		if r != s && team.Sharing == platform.StrategyReserve {
-			idleReserved += max(0, e.quota[r][t]-v.teamUsed[r])
-		}
-	}
-	if k > v.free-idleReserved {
-		return false
-	}
-	return v.teamUsed[s]+k-e.quota[s][t] <= e.borrowCap(s, t)
+// fits is the quota rule for starting k instances for share s without
+// preempting anything: batchrules' FitsIdle (k idle instances that are not
+// another reserve share's idle quota, and what s would hold beyond its quota
+// stays within its borrow limit).
+func (e *engine) fits(v *quotaView, s, k int) bool {
+	return v.Fit(s, k) == batchrules.FitsIdle
 }
 
 // entitled reports whether starting k instances keeps share s within its
 // quota of type t: only then may it reclaim borrowed capacity.
-func (e *engine) entitled(v *quotaView, s, t, k int) bool {
-	return v.teamUsed[s]+k <= e.quota[s][t]
+func (e *engine) entitled(v *quotaView, s, k int) bool {
+	return v.Shares[s].Used+k <= v.Shares[s].Capacity
 }
 
 // scheduleQuota runs the quota pass for type t. Phase 1 walks each share's
@@ -91,16 +45,16 @@ func (e *engine) entitled(v *quotaView, s, t, k int) bool {
 // freed capacity may let a job it skipped fit.
 func (e *engine) scheduleQuota(t int) {
 	n := len(e.p.Teams)
-	if e.view.teamUsed == nil {
-		e.view.teamUsed = make([]int, n)
+	if e.view.Shares == nil {
+		e.view.Shares = make([]batchrules.ShareState, n)
 		e.cur = make([]int, n)
 		e.closed = make([]bool, n)
 	}
 	v := &e.view
 	sync := func() {
-		v.free = e.pool[t] - e.used[t]
+		v.Pool, v.InUse = e.pool[t], e.used[t]
 		for s := range n {
-			v.teamUsed[s] = e.teamUsed[s][t]
+			v.Shares[s] = batchrules.ShareState{Limit: e.limits[s][t], Used: e.teamUsed[s][t]}
 		}
 	}
 	// A preemption requeues its victims, which reorders the queues being
@@ -121,18 +75,18 @@ func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
 	for s := range n {
 		sync()
 		for _, en := range e.waiting[s][t] {
-			if v.teamUsed[s] >= e.quota[s][t] {
+			if v.Shares[s].Used >= v.Shares[s].Capacity {
 				break
 			}
 			if !e.live(en) {
 				continue
 			}
 			j := &e.jobs[en.idx]
-			if !e.entitled(v, s, t, int(j.k)) {
+			if !e.entitled(v, s, int(j.k)) {
 				// A job that would borrow waits for phase 2, and so do the
 				// jobs behind it, if it could start now: by fitting, or by
 				// preempting lower-priority work of its own team.
-				if e.fits(v, s, t, int(j.k)) {
+				if e.fits(v, s, int(j.k)) {
 					break
 				}
 				if _, ok := e.plan(en.idx, v); ok {
@@ -140,7 +94,7 @@ func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
 				}
 				continue
 			}
-			if e.fits(v, s, t, int(j.k)) {
+			if e.fits(v, s, int(j.k)) {
 				e.start(en.idx)
 				sync()
 				continue
@@ -177,7 +131,7 @@ func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
 		e.cur[s]++
 		j := &e.jobs[idx]
 		switch {
-		case e.fits(v, s, t, int(j.k)):
+		case e.fits(v, s, int(j.k)):
 			e.start(idx)
 			sync()
 		case e.tryPreempt(idx, v):
@@ -211,15 +165,15 @@ func (e *engine) inShareVictims(s, t int, prio int32) bool {
 // and none can preempt (in-share preemption needs a running job of lower
 // priority than idx, cross-share preemption needs borrowed capacity).
 func (e *engine) hopeless(v *quotaView, s, t int, idx int32) bool {
-	if e.fits(v, s, t, 1) {
+	if e.fits(v, s, 1) {
 		return false
 	}
 	if e.inShareVictims(s, t, e.jobs[idx].prio) {
 		return false
 	}
-	if v.teamUsed[s] < e.quota[s][t] {
+	if v.Shares[s].Used < v.Shares[s].Capacity {
 		for r := range e.p.Teams {
-			if r != s && v.teamUsed[r] > e.quota[r][t] {
+			if r != s && v.Shares[r].Borrowed() > 0 {
 				return false
 			}
 		}
@@ -253,11 +207,11 @@ func (e *engine) plan(idx int32, v *quotaView) ([]int32, bool) {
 	s, t, k := int(j.share), int(j.typ), int(j.k)
 	inShare := e.p.Teams[s].PreemptsInShare()
 	// Quick bound: all capacity that could be freed is not enough.
-	potential := v.free
-	if e.entitled(v, s, t, k) {
+	potential := v.Free()
+	if e.entitled(v, s, k) {
 		for r := range e.p.Teams {
-			if r != s && v.teamUsed[r] > e.quota[r][t] {
-				potential += v.teamUsed[r]
+			if r != s && v.Shares[r].Borrowed() > 0 {
+				potential += v.Shares[r].Used
 			}
 		}
 	}
@@ -268,14 +222,14 @@ func (e *engine) plan(idx int32, v *quotaView) ([]int32, bool) {
 			}
 		}
 	}
-	if potential < k || potential == v.free {
+	if potential < k || potential == v.Free() {
 		return nil, false
 	}
-	sim := quotaView{free: v.free, teamUsed: append(e.simUsed[:0], v.teamUsed...)}
-	e.simUsed = sim.teamUsed
+	sim := quotaView{batchrules.TypeState{Pool: v.Pool, InUse: v.InUse, Shares: append(e.simShares[:0], v.Shares...)}}
+	e.simShares = sim.Shares
 	e.victims = e.victims[:0]
 	pre := Preemptor{JobID: j.id, Team: e.p.Teams[s].Name, SchedulingPriority: int(j.prio), Instances: k, Now: e.now}
-	for !e.fits(&sim, s, t, k) {
+	for !e.fits(&sim, s, k) {
 		c := e.candidates(&sim, idx, e.victims)
 		if len(c) == 0 {
 			return nil, false
@@ -288,8 +242,8 @@ func (e *engine) plan(idx int32, v *quotaView) ([]int32, bool) {
 		vi := e.pick[i]
 		e.victims = append(e.victims, vi)
 		vj := &e.jobs[vi]
-		sim.free += int(vj.k)
-		sim.teamUsed[vj.share] -= int(vj.k)
+		sim.InUse -= int(vj.k)
+		sim.Shares[vj.share].Used -= int(vj.k)
 	}
 	return e.victims, true
 }
@@ -313,9 +267,9 @@ func (e *engine) candidates(sim *quotaView, idx int32, chosen []int32) []Victim 
 			e.pick = append(e.pick, ri)
 		}
 	}
-	if e.entitled(sim, s, t, k) {
+	if e.entitled(sim, s, k) {
 		for r := range e.p.Teams {
-			if r != s && sim.teamUsed[r] > e.quota[r][t] {
+			if r != s && sim.Shares[r].Borrowed() > 0 {
 				add(r, true)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
@@ -31,10 +32,10 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 		errs = append(errs, fmt.Errorf("%s (set %s or bundle %s): %w", s.PlatformFile, contract.EnvPlatformFile, contract.PlatformFileName, err))
 	}
 	s.Platform = p
-	if !validQueueARN(s.JobQueue) {
+	if !batchrules.ValidJobQueueARN(s.JobQueue) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", contract.EnvJobQueue, s.JobQueue))
 	}
-	if !validRoleARN(s.ExecutionRoleARN) {
+	if !batchrules.ValidRoleARN(s.ExecutionRoleARN) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", contract.EnvExecutionRoleARN, s.ExecutionRoleARN))
 	}
 	if len(errs) > 0 {

@@ -26,13 +26,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
@@ -81,25 +81,6 @@ type Config struct {
 // the last second is left unused so that the answer gets out.
 const DefaultDeadlineMargin = 5 * time.Second
 
-var (
-	// Bounded repetitions such as {1,512} cost milliseconds to compile at
-	// every cold start; lengths are checked separately.
-	queueARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:batch:[a-z0-9-]+:[0-9]{12}:job-queue/[a-zA-Z0-9_-]+$`)
-	roleARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
-)
-
-// validQueueARN: a job queue name has at most 128 characters.
-func validQueueARN(s string) bool {
-	_, name, _ := strings.Cut(s, ":job-queue/")
-	return queueARNPattern.MatchString(s) && len(name) <= 128
-}
-
-// validRoleARN: a role path and name have at most 512 characters.
-func validRoleARN(s string) bool {
-	_, name, _ := strings.Cut(s, ":role/")
-	return roleARNPattern.MatchString(s) && len(name) <= 512
-}
-
 // Handler serves submission requests.
 type Handler struct {
 	cfg     Config
@@ -113,10 +94,10 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Platform == nil {
 		ps = append(ps, "Platform: got nothing, want a validated platform")
 	}
-	if !validQueueARN(cfg.JobQueue) {
+	if !batchrules.ValidJobQueueARN(cfg.JobQueue) {
 		ps = append(ps, fmt.Sprintf("JobQueue: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", cfg.JobQueue))
 	}
-	if !validRoleARN(cfg.ExecutionRoleARN) {
+	if !batchrules.ValidRoleARN(cfg.ExecutionRoleARN) {
 		ps = append(ps, fmt.Sprintf("ExecutionRoleARN: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", cfg.ExecutionRoleARN))
 	}
 	if cfg.Batch == nil {

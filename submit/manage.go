@@ -8,11 +8,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
-// jobIDAllowed describes jobIDPattern for messages.
+// jobIDAllowed describes batchrules.ValidJobRef for messages.
 const jobIDAllowed = "a Batch job id or job ARN (letters, digits, ':', '/', '_', '.' and '-')"
 
 // manage serves describe, cancel and reprioritize. Through a class alias a
@@ -23,7 +24,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 	switch {
 	case req.JobID == "":
 		ps.Add("jobId", nil, "the id of a job of the queue (as returned by submit)")
-	case len(req.JobID) > 1000 || !jobIDPattern.MatchString(req.JobID):
+	case !batchrules.ValidJobRef(req.JobID):
 		ps.Add("jobId", req.JobID, jobIDAllowed)
 	}
 	unused := []struct {
@@ -68,7 +69,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 		}
 		return nil, upstream(fmt.Sprintf("describe job %q", req.JobID), err)
 	}
-	if !h.sameQueue(aws.ToString(d.JobQueue)) {
+	if !batchrules.SameJobQueue(aws.ToString(d.JobQueue), h.cfg.JobQueue) {
 		ps.Addf("jobId", req.JobID, "a job of the queue %s (it is in %s)", h.cfg.JobQueue, aws.ToString(d.JobQueue))
 		return nil, invalid(ps)
 	}
@@ -110,13 +111,4 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 		resp.SchedulingPriority = sp
 	}
 	return resp, nil
-}
-
-// sameQueue reports whether q (a name or an ARN) is the handler's queue.
-func (h *Handler) sameQueue(q string) bool {
-	if q == h.cfg.JobQueue {
-		return true
-	}
-	_, name, _ := strings.Cut(h.cfg.JobQueue, ":job-queue/")
-	return q == name
 }

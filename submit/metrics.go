@@ -3,8 +3,8 @@ package submit
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 )
@@ -14,7 +14,7 @@ import (
 // under both of its sets for an error answer, nothing otherwise (an
 // existing job answered again, describe, cancel, reprioritize).
 func (h *Handler) count(action string, resp *contract.Response, err error) {
-	r := metrics.Record{Time: h.cfg.Now(), Dimensions: map[string]string{metrics.Queue: QueueName(h.cfg.JobQueue)}}
+	r := metrics.Record{Time: h.cfg.Now(), Dimensions: map[string]string{metrics.Queue: batchrules.JobQueueName(h.cfg.JobQueue)}}
 	switch {
 	case err != nil:
 		kind := contract.KindUpstream
@@ -40,13 +40,4 @@ func (h *Handler) count(action string, resp *contract.Response, err error) {
 	if _, werr := fmt.Fprintf(h.cfg.Metrics, "%s\n", line); werr != nil {
 		h.log.Error("metric line not written", "error", werr)
 	}
-}
-
-// QueueName is the name of a job queue given its ARN (the part after
-// "job-queue/"), or the value itself when it is no ARN.
-func QueueName(queue string) string {
-	if _, name, ok := strings.Cut(queue, ":job-queue/"); ok {
-		return name
-	}
-	return queue
 }

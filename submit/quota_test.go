@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/internal/batchsdk"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -101,6 +102,32 @@ func TestInstanceTypeFallbackFollowsTheTeamsQuota(t *testing.T) {
 	}
 }
 
+// TestFallbackLeavesAReserveTeamsIdleQuotaAlone: nlp reserves its p5
+// quota. With 10 p5 instances idle, all of them nlp's unused quota, vision
+// (at its own quota) cannot borrow them, so the fallback goes on to p4d.
+func TestFallbackLeavesAReserveTeamsIdleQuotaAlone(t *testing.T) {
+	p := mustParse(t, strings.Replace(quotaPlatform, "    capacity: [{instanceType: ml.p5.48xlarge, instances: 32}, {instanceType: ml.p4d.24xlarge, instances: 50}, {instanceType: ml.g5.48xlarge, instances: 10}]\n    sharing: lend-and-borrow",
+		"    capacity: [{instanceType: ml.p5.48xlarge, instances: 32}, {instanceType: ml.p4d.24xlarge, instances: 50}, {instanceType: ml.g5.48xlarge, instances: 10}]\n    sharing: reserve", 1))
+	if team, _ := p.Team("nlp"); team.Sharing != platform.StrategyReserve {
+		t.Fatalf("nlp shares %q, want reserve", team.Sharing)
+	}
+	fake := newFake(t)
+	defer fake.Close()
+	// p5: vision holds its 8 and nlp 22 of its 32; 40 - 30 = 10 free, but
+	// nlp's idle quota is 32 - 22 = 10: max(8-8, min(12-8, 10-10)) = 0 < 2.
+	// p4d: nothing in use: max(10-0, min(15-0, 60-50)) = 10 >= 2.
+	fake.SetUsed(map[string]float64{"ml.p5.48xlarge": 30})
+	fake.SetShareUsed(map[string]map[string]float64{"vision": {"ml.p5.48xlarge": 8}, "nlp": {"ml.p5.48xlarge": 22}})
+	h := newHandler(t, p, fake, fastPolicy)
+	resp, ferr := invoke(t, invocation("", "req-1"), h, []byte(visionJob))
+	if ferr != nil {
+		t.Fatalf("function error %s: %s", ferr.Type, ferr.Message)
+	}
+	if resp.InstanceType != "ml.p4d.24xlarge" {
+		t.Errorf("chose %s, want ml.p4d.24xlarge (nlp's idle p5 quota is not vision's to borrow)", resp.InstanceType)
+	}
+}
+
 func TestInstanceTypesWithoutTeamQuotaAreRefused(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -163,7 +190,7 @@ func TestHeadroomWithUnlimitedBorrowingIsCappedByThePool(t *testing.T) {
 	team, _ := p.Team("vision")
 	snap := snapshot(map[string]float64{"ml.p5.48xlarge": 30}, map[string]map[string]float64{"vision": {"ml.p5.48xlarge": 20}, "nlp": {"ml.p5.48xlarge": 10}})
 	// Unlimited: limit is the pool's 40. max(8-20, min(40-20, 40-30)) = 10.
-	if got := submit.Headroom(p, team, "ml.p5.48xlarge", snap); got != 10 {
+	if got := submit.Headroom(p, team, "ml.p5.48xlarge", batchsdk.Usage(snap)); got != 10 {
 		t.Errorf("headroom %v, want 10", got)
 	}
 }

@@ -12,7 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchsdk"
+	"github.com/trainq/trainq/internal/quotashare"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -48,9 +51,9 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 	instanceType := h.chooseInstanceType(calls, pl)
 	pl.payload.ensure("ResourceConfig")["InstanceType"] = instanceType
 	payload := pl.payload.marshal()
-	if len(payload) > MaxPayloadBytes {
+	if len(payload) > batchrules.MaxServiceRequestPayloadBytes {
 		var ps problems
-		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", len(payload)), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
+		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", len(payload)), "at most %d bytes (AWS Batch's limit on a service request payload)", batchrules.MaxServiceRequestPayloadBytes)
 		return nil, invalid(ps)
 	}
 
@@ -196,8 +199,9 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 		h.log.Warn("queue snapshot failed; using the first instance type", "instanceType", first, "error", err)
 		return first
 	}
+	usage := batchsdk.Usage(out)
 	for _, it := range pl.candidates {
-		if headroom := Headroom(h.cfg.Platform, pl.team, it, out); headroom >= float64(pl.instanceCount) {
+		if headroom := Headroom(h.cfg.Platform, pl.team, it, usage); int64(headroom) >= pl.instanceCount {
 			if it != first {
 				h.log.Info("instance type fallback", "chosen", it, "preferred", first, "headroom", headroom)
 			}
@@ -209,77 +213,36 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 }
 
 // Headroom is how many instances of instanceType a job of team could get
-// now, according to a queue snapshot.
+// now, according to the capacity usage u of a queue snapshot (nil: nothing
+// in use).
 //
 // Fair-share mode, or quota mode when the snapshot has no per-share usage:
 // the pool's free instances (pool − in use by the queue).
 //
-// Quota mode with per-share usage (queueUtilization.quotaShareUtilization;
-// a share it does not list uses nothing): a team without a quota for the
-// type has none. Otherwise the team gets back its own quota whatever the
-// pool's state (Batch preempts borrowers to return it), and beyond its quota
-// it may borrow idle instances up to its borrow limit:
-//
-//	max(quota − used by team, min(limit − used by team, pool free))
-//
-// where limit is quota × (1 + borrowLimitPercent/100) for lend-and-borrow
-// (the pool when unlimited), the quota otherwise.
-func Headroom(p *platform.Platform, team platform.Team, instanceType string, snap *batch.GetJobQueueSnapshotOutput) float64 {
-	poolFree := float64(p.PoolInstances(instanceType)) - UsedInstances(snap)[instanceType]
-	if p.Scheduling.Mode == platform.ModeFairShare {
-		return poolFree
-	}
-	quota := float64(team.CapacityOf(instanceType))
-	if quota <= 0 {
+// Quota mode with per-share usage: a team without a quota for the type has
+// none; otherwise the headroom of the team's quota share by AWS Batch's
+// rules (batchrules.TypeState.Room), the same rule the simulator starts jobs
+// by: the larger of what the team may start on idle capacity (up to its
+// quota plus borrow limit, never touching another RESERVE team's idle
+// quota) and what it gets back of its own quota by Batch preempting
+// borrowers.
+func Headroom(p *platform.Platform, team platform.Team, instanceType string, u *batchrules.Usage) int {
+	pool := p.PoolInstances(instanceType)
+	switch {
+	case p.Scheduling.Mode == platform.ModeFairShare:
+		return pool - u.TotalInstances(instanceType)
+	case team.CapacityOf(instanceType) <= 0:
 		return 0
+	case u == nil || !u.PerShare:
+		return pool - u.TotalInstances(instanceType)
 	}
-	shares, ok := ShareUsage(snap)
-	if !ok {
-		return poolFree
-	}
-	used := shares[team.Name][instanceType]
-	limit := quota
-	if team.Sharing == "" || team.Sharing == platform.StrategyLendAndBorrow {
-		if pct := team.BorrowLimit(); pct < 0 {
-			limit = float64(p.PoolInstances(instanceType))
-		} else {
-			limit = quota * (1 + float64(pct)/100)
+	shares := quotashare.Of(p)
+	for i, s := range shares {
+		if s.Name == team.Name {
+			return batchrules.StateOf(instanceType, pool, shares, u).Room(i).Headroom()
 		}
 	}
-	return max(quota-used, min(limit-used, poolFree))
-}
-
-// UsedInstances reads the instances in use per instance type from a queue
-// snapshot (for service jobs, Batch's capacity unit is the instance type).
-func UsedInstances(out *batch.GetJobQueueSnapshotOutput) map[string]float64 {
-	used := map[string]float64{}
-	if out == nil || out.QueueUtilization == nil {
-		return used
-	}
-	for _, u := range out.QueueUtilization.TotalCapacityUsage {
-		used[aws.ToString(u.CapacityUnit)] += aws.ToFloat64(u.Quantity)
-	}
-	return used
-}
-
-// ShareUsage reads the instances in use per quota share and instance type
-// from a queue snapshot; ok is false when the snapshot has no per-share
-// breakdown.
-func ShareUsage(out *batch.GetJobQueueSnapshotOutput) (used map[string]map[string]float64, ok bool) {
-	if out == nil || out.QueueUtilization == nil || out.QueueUtilization.QuotaShareUtilization == nil {
-		return nil, false
-	}
-	used = map[string]map[string]float64{}
-	for _, s := range out.QueueUtilization.QuotaShareUtilization.TopCapacityUtilization {
-		name := aws.ToString(s.QuotaShareName)
-		if used[name] == nil {
-			used[name] = map[string]float64{}
-		}
-		for _, u := range s.CapacityUsage {
-			used[name][aws.ToString(u.CapacityUnit)] += aws.ToFloat64(u.Quantity)
-		}
-	}
-	return used, true
+	return 0
 }
 
 // describeResponse turns a described job into a contract.Response. The class comes
@@ -300,7 +263,7 @@ func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *contract.
 		StoppedAt:          millis(d.StoppedAt),
 	}
 	if r.Team == "" {
-		r.Team = firstNonEmpty(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))
+		r.Team = batchrules.ShareOfJob(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))
 	}
 	if r.Class == "" && d.SchedulingPriority != nil {
 		if c, ok := h.cfg.Platform.ClassForPriority(r.SchedulingPriority); ok {
@@ -316,15 +279,6 @@ func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *contract.
 		}
 	}
 	return r
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // millis renders a Batch timestamp (milliseconds since the epoch) as RFC 3339.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 )
 
@@ -109,5 +110,17 @@ func TestJobsCarryThePlatformTag(t *testing.T) {
 				t.Errorf("%d tags on the job, want %d", len(r.Tags), tt.wantCount)
 			}
 		})
+	}
+}
+
+// TestContractLimitsFitBatchs ties the request limits of package contract
+// to AWS Batch's: a job name plus "-" and the idempotency suffix is a Batch
+// name, and trainq's tags plus the caller's fit Batch's tag limit.
+func TestContractLimitsFitBatchs(t *testing.T) {
+	if got := contract.MaxJobNameLength + len("-") + contract.JobNameSuffixLength; got != batchrules.MaxNameLength {
+		t.Errorf("longest job name %d + 1 + %d = %d, want Batch's %d", contract.MaxJobNameLength, contract.JobNameSuffixLength, got, batchrules.MaxNameLength)
+	}
+	if got := contract.MaxCallerTags + len(contract.Tags()); got != batchrules.MaxTags {
+		t.Errorf("%d caller tags + %d of trainq's = %d, want Batch's %d", contract.MaxCallerTags, len(contract.Tags()), got, batchrules.MaxTags)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
@@ -48,7 +49,7 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 	switch {
 	case req.JobName == "":
 		ps.Add("jobName", nil, "a job name (letters, digits, '-' and '_')")
-	case len(req.JobName) > contract.MaxJobNameLength || !jobNamePattern.MatchString(req.JobName):
+	case len(req.JobName) > contract.MaxJobNameLength || !batchrules.ValidName(req.JobName):
 		ps.Addf("jobName", req.JobName, "1 to %d letters, digits, '-' or '_'", contract.MaxJobNameLength)
 	}
 
@@ -135,10 +136,10 @@ func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]
 		switch {
 		case strings.HasPrefix(lk, contract.TagPrefix) || strings.HasPrefix(lk, "aws:"):
 			ps.Add("tags."+k, k, "a key not starting with trainq: or aws: (reserved)")
-		case len(k) < 1 || len(k) > 128:
-			ps.Add("tags", k, "keys of 1 to 128 characters")
-		case len(tags[k]) > 256:
-			ps.Add("tags."+k, tags[k], "a value of at most 256 characters")
+		case len(k) < 1 || len(k) > batchrules.MaxTagKeyLength:
+			ps.Addf("tags", k, "keys of 1 to %d characters", batchrules.MaxTagKeyLength)
+		case len(tags[k]) > batchrules.MaxTagValueLength:
+			ps.Addf("tags."+k, tags[k], "a value of at most %d characters", batchrules.MaxTagValueLength)
 		}
 		out[k] = tags[k]
 	}
@@ -315,8 +316,8 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 			rc["InstanceCount"] = json.Number("1")
 		}
 	}
-	if n := len(tj.marshal()); n > MaxPayloadBytes {
-		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", MaxPayloadBytes)
+	if n := len(tj.marshal()); n > batchrules.MaxServiceRequestPayloadBytes {
+		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", batchrules.MaxServiceRequestPayloadBytes)
 	}
 }
 

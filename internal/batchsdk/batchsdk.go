@@ -1,0 +1,56 @@
+// Package batchsdk converts AWS Batch SDK answers to package batchrules'
+// SDK-free input types, once for every function that reads them (the
+// submitter and the poller).
+//
+// It is run-time code: it must never import the AWS CDK, jsii or
+// constructs. The CLI and the event observer do not link it.
+package batchsdk
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/batchrules"
+)
+
+// Utilization is the queueUtilization of a GetJobQueueSnapshot answer, nil
+// when the answer (or its queueUtilization) is nil.
+func Utilization(out *batch.GetJobQueueSnapshotOutput) *batchrules.QueueUtilization {
+	if out == nil || out.QueueUtilization == nil {
+		return nil
+	}
+	qu := out.QueueUtilization
+	u := &batchrules.QueueUtilization{}
+	for _, c := range qu.TotalCapacityUsage {
+		u.TotalCapacityUsage = append(u.TotalCapacityUsage, usage(c.CapacityUnit, c.Quantity))
+	}
+	if qs := qu.QuotaShareUtilization; qs != nil {
+		u.QuotaShareUtilization = &batchrules.ShareUtilization{}
+		for _, s := range qs.TopCapacityUtilization {
+			su := batchrules.ShareCapacityUsage{Share: aws.ToString(s.QuotaShareName)}
+			for _, c := range s.CapacityUsage {
+				su.CapacityUsage = append(su.CapacityUsage, usage(c.CapacityUnit, c.Quantity))
+			}
+			u.QuotaShareUtilization.TopCapacityUtilization = append(u.QuotaShareUtilization.TopCapacityUtilization, su)
+		}
+	}
+	if fs := qu.FairshareUtilization; fs != nil {
+		u.FairshareUtilization = &batchrules.ShareUtilization{}
+		for _, s := range fs.TopCapacityUtilization {
+			su := batchrules.ShareCapacityUsage{Share: aws.ToString(s.ShareIdentifier)}
+			for _, c := range s.CapacityUsage {
+				su.CapacityUsage = append(su.CapacityUsage, usage(c.CapacityUnit, c.Quantity))
+			}
+			u.FairshareUtilization.TopCapacityUtilization = append(u.FairshareUtilization.TopCapacityUtilization, su)
+		}
+	}
+	return u
+}
+
+// Usage is Utilization(out).Usage(): nil when the answer has no
+// queueUtilization.
+func Usage(out *batch.GetJobQueueSnapshotOutput) *batchrules.Usage { return Utilization(out).Usage() }
+
+func usage(unit *string, quantity *float64) batchrules.CapacityUsage {
+	return batchrules.CapacityUsage{CapacityUnit: aws.ToString(unit), Quantity: aws.ToFloat64(quantity)}
+}
