@@ -18,9 +18,12 @@ import (
 
 // goFunctionProps configures one of trainq's Go functions.
 type goFunctionProps struct {
-	functionName  string
-	description   string
-	build         GoFunctionBuild
+	functionName string
+	description  string
+	// pkg is the Go package of the function's main; files are placed
+	// beside its bootstrap (e.g. platform.json).
+	pkg           string
+	files         map[string][]byte
 	code          awslambda.Code
 	environment   map[string]string
 	timeout       awscdk.Duration
@@ -59,7 +62,7 @@ func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction
 	for k, v := range props.environment {
 		env[k] = jsii.String(v)
 	}
-	code, cleanup := codeFor(props.code, props.build, fmt.Sprintf("trainq function %s", props.functionName))
+	code, cleanup := functionCode(scope, fmt.Sprintf("trainq function %s", props.functionName), props.code, props.pkg, props.files)
 	defer cleanup()
 	fnProps := &awslambda.FunctionProps{
 		FunctionName: jsii.String(props.functionName),

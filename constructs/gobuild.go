@@ -1,61 +1,122 @@
 package constructs
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/trainq/trainq/constructs/lambdabuild"
 )
 
-// GoFunctionBuild describes a Go Lambda binary built during synthesis.
-type GoFunctionBuild struct {
-	// Package is the Go package of the function's main, e.g.
-	// github.com/trainq/trainq/bin/submitter. It is built from the module
-	// the CDK app runs in, which must require it.
-	Package string
-	// Files are extra files placed next to bootstrap (e.g. platform.json).
-	Files map[string][]byte
+// Go packages of the functions' mains: what the constructs build when no
+// prebuilt Code is given.
+const (
+	SubmitterPackage = lambdabuild.SubmitterPackage
+	ObserverPackage  = lambdabuild.ObserverPackage
+	PollerPackage    = lambdabuild.PollerPackage
+)
+
+// trainqFunctions are the binaries of trainq's functions, built once per
+// process: the first function that needs code builds all three, in one go
+// build from trainq's own module (lambdabuild.Locate), through the content
+// cache (lambdabuild.Builder), so a re-synthesis builds only what changed.
+var trainqFunctions struct {
+	once sync.Once
+	bins map[string]lambdabuild.Binary
+	err  error
 }
 
-// buildGoFunction builds b for Lambda's provided.al2023 runtime on arm64
-// into a fresh folder and returns the folder and a cleanup func. The build is
-// reproducible (-trimpath, no VCS stamp, stripped), so the asset hash changes
-// only when the code or the files change.
-func buildGoFunction(b GoFunctionBuild) (dir string, cleanup func(), err error) {
-	dir, err = os.MkdirTemp("", "trainq-lambda-")
-	if err != nil {
-		return "", nil, fmt.Errorf("build %s: %w", b.Package, err)
-	}
-	cleanup = func() { os.RemoveAll(dir) }
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-tags", "lambda.norpc",
-		"-ldflags", "-s -w", "-o", filepath.Join(dir, "bootstrap"), b.Package)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("build %s for linux/arm64: %w\n%s", b.Package, err, out)
-	}
-	for name, data := range b.Files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			cleanup()
-			return "", nil, fmt.Errorf("build %s: write %s: %w", b.Package, name, err)
+// buildLog receives a line per go build; tests may silence it.
+var buildLog io.Writer = os.Stderr
+
+func trainqBinary(pkg string) (lambdabuild.Binary, error) {
+	f := &trainqFunctions
+	f.once.Do(func() {
+		ctx := context.Background()
+		m, err := lambdabuild.Locate(ctx)
+		if err != nil {
+			f.err = err
+			return
 		}
+		b := &lambdabuild.Builder{Module: m, Log: buildLog}
+		f.bins, f.err = b.Build(ctx, lambdabuild.Functions...)
+	})
+	if f.err != nil {
+		return lambdabuild.Binary{}, f.err
 	}
-	return dir, cleanup, nil
+	bin, ok := f.bins[pkg]
+	if !ok {
+		return lambdabuild.Binary{}, fmt.Errorf("%s is not one of trainq's functions", pkg)
+	}
+	return bin, nil
 }
 
-// codeFor returns the Lambda code of a function: the given code, or a fresh
-// build. The returned cleanup must run after the function is created (asset
-// staging copies the folder then).
-func codeFor(given awslambda.Code, b GoFunctionBuild, where string) (awslambda.Code, func()) {
+// functionCode returns a function's code: given, when set; else trainq's
+// build of pkg with files beside bootstrap. When the build fails, scope gets
+// a validation error that says why (so synthesis fails with that message)
+// and the code is a placeholder. The returned cleanup must run after the
+// function is created: asset staging copies the folder then.
+func functionCode(scope constructs.Construct, what string, given awslambda.Code, pkg string, files map[string][]byte) (awslambda.Code, func()) {
 	if given != nil {
 		return given, func() {}
 	}
-	dir, cleanup, err := buildGoFunction(b)
+	dir, err := os.MkdirTemp("", "trainq-lambda-")
 	if err != nil {
-		panic(fmt.Sprintf("%s: %v", where, err))
+		panic(fmt.Sprintf("%s: %v", what, err)) // the machine, not the user
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	write := func() error {
+		bin, err := trainqBinary(pkg)
+		if err != nil {
+			return err
+		}
+		if err := linkOrCopy(bin.Path, filepath.Join(dir, lambdabuild.BinaryName)); err != nil {
+			return err
+		}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := write(); err != nil {
+		addError(scope, "%s: no function code: building %s failed: %v (prebuilt Code is a folder with bootstrap and %s)",
+			what, pkg, err, filesList(files))
+		os.WriteFile(filepath.Join(dir, "MISSING"), []byte("trainq: the function was not built\n"), 0o644)
 	}
 	return awslambda.Code_FromAsset(jsii.String(dir), nil), cleanup
+}
+
+func filesList(files map[string][]byte) string {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "nothing else"
+	}
+	return strings.Join(names, ", ")
+}
+
+// linkOrCopy puts src at dst, a hard link when the file system allows.
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o755)
 }

@@ -22,12 +22,6 @@ import (
 	"github.com/trainq/trainq/platform"
 )
 
-// Go packages of the monitoring functions' mains.
-const (
-	ObserverPackage = "github.com/trainq/trainq/bin/observer"
-	PollerPackage   = "github.com/trainq/trainq/bin/poller"
-)
-
 // MonitorProps configures a Monitor.
 type MonitorProps struct {
 	// Platform is the validated platform: thresholds, alarm e-mails, classes,
@@ -109,7 +103,8 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	obs := newGoFunction(constructs.NewConstruct(c, jsii.String("Observer")), goFunctionProps{
 		functionName:  p.ObserverFunctionName(),
 		description:   fmt.Sprintf("trainq %s: turns Batch job events of %s into CloudWatch metrics", p.Name, p.JobQueueName()),
-		build:         GoFunctionBuild{Package: ObserverPackage, Files: files},
+		pkg:           ObserverPackage,
+		files:         files,
 		code:          props.ObserverCode,
 		environment:   env,
 		timeout:       awscdk.Duration_Seconds(jsii.Number(10)),
@@ -134,7 +129,8 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	poll := newGoFunction(constructs.NewConstruct(c, jsii.String("Poller")), goFunctionProps{
 		functionName:  p.PollerFunctionName(),
 		description:   fmt.Sprintf("trainq %s: writes backlog and capacity metrics of %s every minute", p.Name, p.JobQueueName()),
-		build:         GoFunctionBuild{Package: PollerPackage, Files: files},
+		pkg:           PollerPackage,
+		files:         files,
 		code:          props.PollerCode,
 		environment:   env,
 		timeout:       awscdk.Duration_Seconds(jsii.Number(50)),

@@ -18,9 +18,6 @@ import (
 	"github.com/trainq/trainq/platform"
 )
 
-// SubmitterPackage is the Go package of the submission function's main.
-const SubmitterPackage = "github.com/trainq/trainq/bin/submitter"
-
 // Environment variables the trainq functions read.
 const (
 	submitterTimeoutSecs = 60
@@ -92,7 +89,8 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	gf := newGoFunction(c, goFunctionProps{
 		functionName: p.SubmitFunctionName(),
 		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", p.Name, p.JobQueueName()),
-		build:        GoFunctionBuild{Package: SubmitterPackage, Files: map[string][]byte{contract.PlatformFileName: p.JSON()}},
+		pkg:          SubmitterPackage,
+		files:        map[string][]byte{contract.PlatformFileName: p.JSON()},
 		code:         props.Code,
 		environment: map[string]string{
 			contract.EnvJobQueue:         *props.Queue.JobQueueArn(),

@@ -36,7 +36,11 @@ func run() int {
 		return 1
 	}
 	stacks.NewPlatformApp(app, p, stacks.EnvFromEnvironment())
-	assembly := app.Synth(nil)
+	assembly, err := stacks.Synth(app)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trainq:", err)
+		return 1
+	}
 	errs := stacks.ErrorAnnotations(assembly)
 	for _, e := range errs {
 		fmt.Fprintln(os.Stderr, "error:", e)
