@@ -56,3 +56,30 @@ func TestNames(t *testing.T) {
 		})
 	}
 }
+
+func TestRunnableSince(t *testing.T) {
+	at := func(ms int64) *int64 { return &ms }
+	tests := []struct {
+		name      string
+		before    int64
+		moments   []*int64
+		want      int64
+		wantFound bool
+	}{
+		{"a job never run became runnable when created", 500, []*int64{at(100)}, 100, true},
+		{"a retried job became runnable when its last attempt stopped", 500, []*int64{at(100), at(200), at(300)}, 300, true},
+		{"a stop after the moment asked about does not count", 250, []*int64{at(100), at(200), at(300)}, 200, true},
+		{"a moment Batch left out is skipped", 500, []*int64{nil, at(200)}, 200, true},
+		{"a stop exactly at the moment counts", 300, []*int64{at(100), at(300)}, 300, true},
+		{"nothing known before the moment says nothing", 50, []*int64{at(100)}, 0, false},
+		{"no moment at all says nothing", 500, nil, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, found := batchrules.RunnableSince(tt.before, tt.moments...)
+			if got != tt.want || found != tt.wantFound {
+				t.Errorf("RunnableSince(%d) = %d, %v; want %d, %v", tt.before, got, found, tt.want, tt.wantFound)
+			}
+		})
+	}
+}

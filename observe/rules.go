@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
@@ -93,29 +94,20 @@ func stoppedAt(d *Detail) (int64, bool) {
 }
 
 // RunnableSince is when the job last became RUNNABLE, as far as the detail
-// tells, considering only moments at or before `before` (Unix ms): the
-// latest of its creation and of the stop of any earlier attempt or
-// preemption (a failed attempt being retried or a preempted one requeued
-// goes back to RUNNABLE when it stops). The time a job spends SUBMITTED and
-// PENDING, seconds at most, counts as waiting.
+// tells, considering only moments at or before `before` (Unix ms): Batch's
+// rule, batchrules.RunnableSince, over the job's creation and the stops of
+// its attempts and recent preemptions.
 func RunnableSince(d *Detail, before int64) (int64, bool) {
-	var since int64
-	found := false
-	consider := func(t *int64) {
-		if t != nil && *t <= before && (!found || *t > since) {
-			since, found = *t, true
-		}
-	}
-	consider(d.CreatedAt)
+	moments := []*int64{d.CreatedAt}
 	for i := range d.Attempts {
-		consider(d.Attempts[i].StoppedAt)
+		moments = append(moments, d.Attempts[i].StoppedAt)
 	}
 	if ps := d.PreemptionSummary; ps != nil {
 		for i := range ps.RecentPreemptedAttempts {
-			consider(ps.RecentPreemptedAttempts[i].StoppedAt)
+			moments = append(moments, ps.RecentPreemptedAttempts[i].StoppedAt)
 		}
 	}
-	return since, found
+	return batchrules.RunnableSince(before, moments...)
 }
 
 // WaitSeconds is, for a RUNNING event, the time from RunnableSince to the

@@ -5,12 +5,12 @@
 // RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization
 // and BorrowedInstances per queue, class, team and instance type.
 //
-// It reads a described job with package observe's rules (the same as an
-// event's), and the snapshot with package batchrules'. Metric names and
-// dimension sets come from package metrics.
+// It reads the snapshot, a job's share and when a job became RUNNABLE with
+// package batchrules' rules (the event observer uses the same ones). Metric
+// names and dimension sets come from package metrics.
 //
 // It knows nothing of Lambda (bin/poller wires it) and takes time from an
 // injected clock. It is run-time code: it must never import the AWS CDK,
-// jsii or constructs; the event observer (package observe, bin/observer)
-// never imports it.
+// jsii or constructs. It imports no other function's package, and the event
+// observer (package observe, bin/observer) never imports it.
 package poll

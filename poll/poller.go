@@ -16,8 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/batchrules"
-	"github.com/trainq/trainq/internal/batchsdk"
-	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -148,7 +146,7 @@ func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	snap, err := p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("get job queue snapshot of %s: %w", p.cfg.Queue, err))
-	} else if usage = batchsdk.Usage(snap); usage == nil {
+	} else if usage = utilization(snap).Usage(); usage == nil {
 		p.cfg.Log.Warn("queue snapshot carries no queueUtilization; capacity metrics skipped", "queue", p.cfg.Queue)
 	}
 
@@ -256,17 +254,15 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 				results <- result{id: id, err: fmt.Errorf("describe service job %s: %w", id, err)}
 				return
 			}
-			d := DetailFromDescribe(out)
-			k := knownJob{describedAt: now}
-			if d.SchedulingPriority != nil {
-				if c, ok := p.cfg.Platform.ClassForPriority(*d.SchedulingPriority); ok {
+			k := knownJob{describedAt: now, since: runnableSince(out, now.UnixMilli())}
+			if out.SchedulingPriority != nil {
+				if c, ok := p.cfg.Platform.ClassForPriority(int(*out.SchedulingPriority)); ok {
 					k.class = c.Name
 				}
 			}
 			if k.class == "" {
-				p.cfg.Log.Warn("runnable job has no class", "jobId", id, "schedulingPriority", d.SchedulingPriority)
+				p.cfg.Log.Warn("runnable job has no class", "jobId", id, "schedulingPriority", out.SchedulingPriority)
 			}
-			k.since, _ = observe.RunnableSince(d, now.UnixMilli())
 			results <- result{id: id, job: k}
 		})
 	}
@@ -309,36 +305,19 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 	return jobs, nil
 }
 
-// DetailFromDescribe converts DescribeServiceJob's answer to the event
-// detail's shape, so that the same rules read both.
-func DetailFromDescribe(out *batch.DescribeServiceJobOutput) *observe.Detail {
-	d := &observe.Detail{
-		JobARN: aws.ToString(out.JobArn), JobID: aws.ToString(out.JobId), JobName: aws.ToString(out.JobName),
-		JobQueue: aws.ToString(out.JobQueue), ServiceJobType: string(out.ServiceJobType), Status: string(out.Status),
-		StatusReason: aws.ToString(out.StatusReason), CreatedAt: out.CreatedAt, ScheduledAt: out.ScheduledAt,
-		StartedAt: out.StartedAt, StoppedAt: out.StoppedAt, ShareIdentifier: aws.ToString(out.ShareIdentifier),
-		QuotaShareName: aws.ToString(out.QuotaShareName), IsTerminated: out.IsTerminated,
-	}
-	if out.SchedulingPriority != nil {
-		sp := int(*out.SchedulingPriority)
-		d.SchedulingPriority = &sp
-	}
+// runnableSince is when a described job last became RUNNABLE, at or before
+// now (batchrules.RunnableSince over its creation and its attempts' and
+// recent preemptions' stops).
+func runnableSince(out *batch.DescribeServiceJobOutput, now int64) int64 {
+	moments := []*int64{out.CreatedAt}
 	for _, a := range out.Attempts {
-		d.Attempts = append(d.Attempts, observe.Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
-	}
-	for _, c := range out.CapacityUsage {
-		d.CapacityUsage = append(d.CapacityUsage, observe.CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
+		moments = append(moments, a.StoppedAt)
 	}
 	if ps := out.PreemptionSummary; ps != nil {
-		d.PreemptionSummary = &observe.PreemptionSummary{PreemptedAttemptCount: int(aws.ToInt32(ps.PreemptedAttemptCount))}
 		for _, a := range ps.RecentPreemptedAttempts {
-			d.PreemptionSummary.RecentPreemptedAttempts = append(d.PreemptionSummary.RecentPreemptedAttempts,
-				observe.Attempt{StartedAt: a.StartedAt, StoppedAt: a.StoppedAt, StatusReason: aws.ToString(a.StatusReason)})
+			moments = append(moments, a.StoppedAt)
 		}
 	}
-	if pc := out.PreemptionConfiguration; pc != nil && pc.PreemptionRetriesBeforeTermination != nil {
-		n := int(*pc.PreemptionRetriesBeforeTermination)
-		d.PreemptionConfiguration = &observe.PreemptionConfiguration{PreemptionRetriesBeforeTermination: &n}
-	}
-	return d
+	since, _ := batchrules.RunnableSince(now, moments...)
+	return since
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/trainq/trainq/batchrules"
-	"github.com/trainq/trainq/internal/quotashare"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/trace"
 )
@@ -287,7 +286,7 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 		e.classIx[c.Name] = i
 	}
 	nShares := len(p.Teams)
-	shares := quotashare.Of(p)
+	shares := quotaShares(p)
 	for i, t := range p.Teams {
 		e.teamIdx[t.Name] = i
 		l := make([]batchrules.Limit, len(e.types))

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/batchrules"
-	"github.com/trainq/trainq/internal/quotashare"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
@@ -43,7 +42,7 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 				continue
 			}
 			q := team.CapacityOf(it)
-			limit := c.shares[si].Limit(it).Ceiling(s.Pool[ti])
+			limit := batchrules.Limit{Strategy: batchrules.Strategy(team.Sharing.BatchStrategy()), Capacity: q, BorrowLimitPercent: team.BorrowLimit()}.Ceiling(s.Pool[ti])
 			if u > limit {
 				c.errorf("t=%d: team %s holds %d × %s, over its quota %d plus borrow limit (%d)", e.At, team.Name, u, it, q, limit)
 			}
@@ -160,7 +159,7 @@ teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 			}
 			for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
 				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) {
-					c := &checker{t: t, p: p, shares: quotashare.Of(p), jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{}}
+					c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{}}
 					for _, j := range jobs {
 						c.jobs[j.ID] = j
 						c.order = append(c.order, j.ID)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 func TestAnswersBeforeTheInvocationDeadline(t *testing.T) {
@@ -18,22 +18,22 @@ func TestAnswersBeforeTheInvocationDeadline(t *testing.T) {
 	tests := []struct {
 		name string
 		// setup misbehaves the fake; the returned func undoes it.
-		setup    func(*batchfake.Server) func()
+		setup    func(*batchtest.Server) func()
 		wantType string
 	}{
 		{
 			name: "Batch throttling every attempt is answered Throttled",
-			setup: func(f *batchfake.Server) func() {
-				f.Script("SubmitServiceJob", repeat(batchfake.Throttle, 1000)...)
+			setup: func(f *batchtest.Server) func() {
+				f.Script("SubmitServiceJob", repeat(batchtest.Throttle, 1000)...)
 				return func() {}
 			},
 			wantType: "Throttled",
 		},
 		{
 			name: "Batch not answering is answered UpstreamError",
-			setup: func(f *batchfake.Server) func() {
+			setup: func(f *batchtest.Server) func() {
 				release := make(chan struct{})
-				f.Script("SubmitServiceJob", batchfake.Fault{Release: release, Status: 500})
+				f.Script("SubmitServiceJob", batchtest.Fault{Release: release, Status: 500})
 				return func() { close(release) }
 			},
 			wantType: "UpstreamError",
@@ -65,8 +65,8 @@ func TestAnswersBeforeTheInvocationDeadline(t *testing.T) {
 	}
 }
 
-func repeat(f batchfake.Fault, n int) []batchfake.Fault {
-	out := make([]batchfake.Fault, n)
+func repeat(f batchtest.Fault, n int) []batchtest.Fault {
+	out := make([]batchtest.Fault, n)
 	for i := range out {
 		out[i] = f
 	}

@@ -17,12 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
-	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 const (
@@ -36,7 +35,7 @@ const (
 var fastPolicy = submit.RetryPolicy{MaxAttempts: 4, MaxBackoff: 5 * time.Millisecond, AttemptTimeout: 2 * time.Second}
 
 // batchClient is the real SDK client pointed at the fake.
-func batchClient(fake *batchfake.Server, policy submit.RetryPolicy) *batch.Client {
+func batchClient(fake *batchtest.Server, policy submit.RetryPolicy) *batch.Client {
 	cfg := aws.Config{
 		Region:       "us-east-1",
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
@@ -47,13 +46,13 @@ func batchClient(fake *batchfake.Server, policy submit.RetryPolicy) *batch.Clien
 
 // newHandler builds a handler for p (the default platform when nil) over
 // the real SDK talking to fake.
-func newHandler(t *testing.T, p *platform.Platform, fake *batchfake.Server, policy submit.RetryPolicy) *submit.Handler {
+func newHandler(t *testing.T, p *platform.Platform, fake *batchtest.Server, policy submit.RetryPolicy) *submit.Handler {
 	t.Helper()
 	return newHandlerWith(t, p, fake, policy, func(*submit.Config) {})
 }
 
 // newHandlerWith is newHandler with the config changed by edit.
-func newHandlerWith(t *testing.T, p *platform.Platform, fake *batchfake.Server, policy submit.RetryPolicy, edit func(*submit.Config)) *submit.Handler {
+func newHandlerWith(t *testing.T, p *platform.Platform, fake *batchtest.Server, policy submit.RetryPolicy, edit func(*submit.Config)) *submit.Handler {
 	t.Helper()
 	if p == nil {
 		p = platform.Default()
@@ -120,11 +119,11 @@ func problemFields(msg string) []string {
 }
 
 // submitted decodes the SubmitServiceJob bodies the fake received.
-func submitted(t *testing.T, fake *batchfake.Server) []batchfake.SubmitRequest {
+func submitted(t *testing.T, fake *batchtest.Server) []batchtest.SubmitRequest {
 	t.Helper()
-	var out []batchfake.SubmitRequest
+	var out []batchtest.SubmitRequest
 	for _, c := range fake.Calls("SubmitServiceJob") {
-		var r batchfake.SubmitRequest
+		var r batchtest.SubmitRequest
 		if err := json.Unmarshal(c.Body, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -136,31 +135,11 @@ func submitted(t *testing.T, fake *batchfake.Server) []batchfake.SubmitRequest {
 func intp(v int) *int       { return &v }
 func strp(v string) *string { return &v }
 
-// snapshot builds a queue snapshot answer: usage per type and per share.
-func snapshot(used map[string]float64, shares map[string]map[string]float64) *batch.GetJobQueueSnapshotOutput {
-	qu := &types.QueueSnapshotUtilizationDetail{}
-	for it, n := range used {
-		qu.TotalCapacityUsage = append(qu.TotalCapacityUsage, types.QueueSnapshotCapacityUsage{CapacityUnit: aws.String(it), Quantity: aws.Float64(n)})
-	}
-	if shares != nil {
-		qs := &types.QuotaShareUtilizationDetail{}
-		for name, per := range shares {
-			u := types.QuotaShareCapacityUtilization{QuotaShareName: aws.String(name)}
-			for it, n := range per {
-				u.CapacityUsage = append(u.CapacityUsage, types.QuotaShareCapacityUsage{CapacityUnit: aws.String(it), Quantity: aws.Float64(n)})
-			}
-			qs.TopCapacityUtilization = append(qs.TopCapacityUtilization, u)
-		}
-		qu.QuotaShareUtilization = qs
-	}
-	return &batch.GetJobQueueSnapshotOutput{QueueUtilization: qu}
-}
-
 // newFake starts a fake Batch endpoint labelled with the test's name, so
 // that the check against AWS's service models (TestMain) names the test that
 // sent a faulty request. Close it when done.
-func newFake(t testing.TB) *batchfake.Server {
-	fake := batchfake.New(0)
+func newFake(t testing.TB) *batchtest.Server {
+	fake := batchtest.New(0)
 	fake.SetLabel(t.Name())
 	return fake
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 // answers lists the HTTP statuses the fake sent for op, in order.
-func answers(fake *batchfake.Server, op string) []int {
+func answers(fake *batchtest.Server, op string) []int {
 	var out []int
 	for _, c := range fake.Calls(op) {
 		out = append(out, c.Answer)
@@ -24,7 +24,7 @@ func answers(fake *batchfake.Server, op string) []int {
 
 // sameBodies reports whether every call of op carried the same body, which
 // is what makes Batch's clientToken check apply.
-func sameBodies(t *testing.T, fake *batchfake.Server, op string) {
+func sameBodies(t *testing.T, fake *batchtest.Server, op string) {
 	t.Helper()
 	calls := fake.Calls(op)
 	for i := 1; i < len(calls); i++ {
@@ -38,20 +38,20 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 	const ok, throttled, serverError, rejected = http.StatusOK, http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadRequest
 	tests := []struct {
 		name   string
-		faults []batchfake.Fault
+		faults []batchtest.Fault
 		// listFaults are scripted for ListServiceJobs.
-		listFaults []batchfake.Fault
+		listFaults []batchtest.Fault
 		// wantAnswers are the fake's answers to SubmitServiceJob, in order.
 		wantAnswers []int
 	}{
 		{
 			name:        "throttling is retried until Batch accepts",
-			faults:      []batchfake.Fault{batchfake.Throttle, batchfake.Throttle},
+			faults:      []batchtest.Fault{batchtest.Throttle, batchtest.Throttle},
 			wantAnswers: []int{throttled, throttled, ok},
 		},
 		{
 			name:        "server errors are retried until Batch accepts",
-			faults:      []batchfake.Fault{batchfake.ServerError, batchfake.ServerError},
+			faults:      []batchtest.Fault{batchtest.ServerError, batchtest.ServerError},
 			wantAnswers: []int{serverError, serverError, ok},
 		},
 		{
@@ -59,21 +59,21 @@ func TestRetriesNeverDuplicate(t *testing.T) {
 			// The retry repeats the token with an identical request: the
 			// fake rejects it as Batch documents, and the handler finds
 			// the job by name and token.
-			faults:      []batchfake.Fault{{LoseAnswer: true}},
+			faults:      []batchtest.Fault{{LoseAnswer: true}},
 			wantAnswers: []int{serverError, rejected},
 		},
 		{
 			name: "the job is found even when the listing lags just after the rejected repeat",
 			// List calls: the look before submitting (nothing yet), then a
 			// stale listing after the rejection, then the job.
-			faults:      []batchfake.Fault{{LoseAnswer: true}},
-			listFaults:  []batchfake.Fault{{}, {Stale: true}},
+			faults:      []batchtest.Fault{{LoseAnswer: true}},
+			listFaults:  []batchtest.Fault{{}, {Stale: true}},
 			wantAnswers: []int{serverError, rejected},
 		},
 		{
 			name: "a job created before every retry failed is still returned",
 			// fastPolicy makes 4 attempts: one lost answer, three 500s.
-			faults:      []batchfake.Fault{{LoseAnswer: true}, batchfake.ServerError, batchfake.ServerError, batchfake.ServerError},
+			faults:      []batchtest.Fault{{LoseAnswer: true}, batchtest.ServerError, batchtest.ServerError, batchtest.ServerError},
 			wantAnswers: []int{serverError, serverError, serverError, serverError},
 		},
 	}
@@ -107,7 +107,7 @@ func TestThrottledWhenRetriesAreSpentThenTheSameKeySucceeds(t *testing.T) {
 	fake := newFake(t)
 	defer fake.Close()
 	// fastPolicy makes 4 attempts.
-	fake.Script("SubmitServiceJob", batchfake.Throttle, batchfake.Throttle, batchfake.Throttle, batchfake.Throttle)
+	fake.Script("SubmitServiceJob", batchtest.Throttle, batchtest.Throttle, batchtest.Throttle, batchtest.Throttle)
 	h := newHandler(t, nil, fake, fastPolicy)
 	payload := fixture(t, "submit-full.json")
 	_, ferr := invoke(t, invocation("", "req-1"), h, payload)
@@ -139,7 +139,7 @@ func TestSlowAnswerIsRetriedWithoutDuplicate(t *testing.T) {
 	// takes effect after the retry, whatever the machine's load, and must
 	// meet the token check.
 	release, done := make(chan struct{}), make(chan struct{})
-	fake.Script("SubmitServiceJob", batchfake.Fault{Release: release, Done: done})
+	fake.Script("SubmitServiceJob", batchtest.Fault{Release: release, Done: done})
 	policy := submit.RetryPolicy{MaxAttempts: 3, MaxBackoff: 5 * time.Millisecond, AttemptTimeout: 100 * time.Millisecond}
 	h := newHandler(t, nil, fake, policy)
 	resp, ferr := invoke(t, invocation("", "req-1"), h, fixture(t, "submit-minimal.json"))

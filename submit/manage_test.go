@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 // submitOne submits the minimal research fixture and returns its answer.
@@ -208,12 +208,12 @@ func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
 func TestDescribeErrorsOtherThanNotFoundAreUpstream(t *testing.T) {
 	tests := []struct {
 		name     string
-		fault    batchfake.Fault
+		fault    batchtest.Fault
 		wantType string
 	}{
-		{"a missing permission is the platform's problem, not the request's", batchfake.Fault{Status: http.StatusForbidden}, "UpstreamError"},
-		{"an unrecognized client is the platform's problem", batchfake.Fault{Status: http.StatusForbidden, Code: "UnrecognizedClientException"}, "UpstreamError"},
-		{"a job Batch does not know is the request's problem", batchfake.Fault{Status: http.StatusBadRequest, Code: "ClientException"}, "ValidationError"},
+		{"a missing permission is the platform's problem, not the request's", batchtest.Fault{Status: http.StatusForbidden}, "UpstreamError"},
+		{"an unrecognized client is the platform's problem", batchtest.Fault{Status: http.StatusForbidden, Code: "UnrecognizedClientException"}, "UpstreamError"},
+		{"a job Batch does not know is the request's problem", batchtest.Fault{Status: http.StatusBadRequest, Code: "ClientException"}, "ValidationError"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

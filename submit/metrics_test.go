@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 // The queue's name is the last part of testQueue's ARN.
@@ -56,7 +56,7 @@ func TestOneMetricLinePerRequest(t *testing.T) {
 			defer fake.Close()
 			if tt.throttle {
 				// fastPolicy makes 4 attempts.
-				fake.Script("SubmitServiceJob", batchfake.Throttle, batchfake.Throttle, batchfake.Throttle, batchfake.Throttle)
+				fake.Script("SubmitServiceJob", batchtest.Throttle, batchtest.Throttle, batchtest.Throttle, batchtest.Throttle)
 			}
 			var out bytes.Buffer
 			now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

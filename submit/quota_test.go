@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trainq/trainq/internal/batchsdk"
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -188,9 +188,10 @@ submission: {instanceTypes: [ml.p5.48xlarge, ml.p4d.24xlarge]}
 func TestHeadroomWithUnlimitedBorrowingIsCappedByThePool(t *testing.T) {
 	p := mustParse(t, strings.Replace(quotaPlatform, "borrowLimitPercent: 50", "borrowLimitPercent: -1", 1))
 	team, _ := p.Team("vision")
-	snap := snapshot(map[string]float64{"ml.p5.48xlarge": 30}, map[string]map[string]float64{"vision": {"ml.p5.48xlarge": 20}, "nlp": {"ml.p5.48xlarge": 10}})
-	// Unlimited: limit is the pool's 40. max(8-20, min(40-20, 40-30)) = 10.
-	if got := submit.Headroom(p, team, "ml.p5.48xlarge", batchsdk.Usage(snap)); got != 10 {
+	u := &batchrules.Usage{PerShare: true, ByType: map[string]float64{"ml.p5.48xlarge": 30},
+		ByShare: map[string]map[string]float64{"vision": {"ml.p5.48xlarge": 20}, "nlp": {"ml.p5.48xlarge": 10}}}
+	// Unlimited: the ceiling is 8 + the pool's 40. max(min(48-20, 40-30), min(8-20, …)) = 10.
+	if got := submit.Headroom(p, team, "ml.p5.48xlarge", u); got != 10 {
 		t.Errorf("headroom %v, want 10", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/trainq/trainq/contract"
-	"github.com/trainq/trainq/submit/batchfake"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/test/submitter"
 )
 
@@ -51,7 +51,7 @@ func run(n int) error {
 	if err != nil {
 		return err
 	}
-	fake := batchfake.New(0)
+	fake := batchtest.New(0)
 	defer fake.Close()
 	env := submitter.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, "LAMBDA_TASK_ROOT="+dir,
 		contract.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training",

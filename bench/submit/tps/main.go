@@ -27,9 +27,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
-	"github.com/trainq/trainq/submit/batchfake"
 )
 
 func main() {
@@ -49,7 +49,7 @@ type result struct {
 }
 
 func run(workers int, window time.Duration, limit float64) error {
-	fake := batchfake.New(limit)
+	fake := batchtest.New(limit)
 	defer fake.Close()
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(fake.URL)}
 	tj := json.RawMessage(`{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/bench/"},"ResourceConfig":{"InstanceCount":1,"VolumeSizeInGB":100}}`)

@@ -1,4 +1,4 @@
-package batchfake_test
+package batchtest_test
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/internal/awsmodel"
-	"github.com/trainq/trainq/submit/batchfake"
+	"github.com/trainq/trainq/internal/batchtest"
 )
 
-func client(fake *batchfake.Server) *batch.Client {
+func client(fake *batchtest.Server) *batch.Client {
 	return batch.NewFromConfig(aws.Config{
 		Region:       "us-east-1",
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
@@ -25,11 +25,10 @@ func client(fake *batchfake.Server) *batch.Client {
 }
 
 // requests turns recorded calls into requests for the model check.
-func requests(calls []batchfake.Call) []awsmodel.Request {
+func requests(calls []batchtest.Call) []awsmodel.Request {
 	out := make([]awsmodel.Request, len(calls))
 	for i, c := range calls {
-		out[i] = awsmodel.Request{Service: "batch", Operation: c.Op, Method: c.Method, Path: c.Path,
-			PathParams: c.PathParams, Query: c.Query, Body: c.Body, Label: c.Label}
+		out[i] = c.ModelRequest()
 	}
 	return out
 }
@@ -38,8 +37,8 @@ func requests(calls []batchfake.Call) []awsmodel.Request {
 // as an escaped path label; the fake routes it, decodes the label, tags the
 // job, and the recorded requests pass AWS's Batch model.
 func TestCallsRecordTheWireRequest(t *testing.T) {
-	batchfake.RecordAll()
-	fake := batchfake.New(0)
+	batchtest.RecordAll()
+	fake := batchtest.New(0)
 	defer fake.Close()
 	fake.SetLabel(t.Name())
 	ctx := context.Background()
@@ -79,7 +78,7 @@ func TestCallsRecordTheWireRequest(t *testing.T) {
 		t.Errorf("calls %+v, want the unknown path recorded last, answered 404", all)
 	}
 
-	recorded := batchfake.Recorded()
+	recorded := batchtest.Recorded()
 	if len(recorded) != 3 || recorded[0].Label != t.Name() {
 		t.Fatalf("Recorded returned %d calls (label %q), want this server's 3 labelled %q", len(recorded), recorded[0].Label, t.Name())
 	}

@@ -1,10 +1,4 @@
-// Package batchsdk converts AWS Batch SDK answers to package batchrules'
-// SDK-free input types, once for every function that reads them (the
-// submitter and the poller).
-//
-// It is run-time code: it must never import the AWS CDK, jsii or
-// constructs. The CLI and the event observer do not link it.
-package batchsdk
+package poll
 
 import (
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,9 +7,10 @@ import (
 	"github.com/trainq/trainq/batchrules"
 )
 
-// Utilization is the queueUtilization of a GetJobQueueSnapshot answer, nil
-// when the answer (or its queueUtilization) is nil.
-func Utilization(out *batch.GetJobQueueSnapshotOutput) *batchrules.QueueUtilization {
+// utilization is the queueUtilization of a GetJobQueueSnapshot answer
+// converted for batchrules' reading (QueueUtilization.Usage), nil when the
+// answer (or its queueUtilization) is nil.
+func utilization(out *batch.GetJobQueueSnapshotOutput) *batchrules.QueueUtilization {
 	if out == nil || out.QueueUtilization == nil {
 		return nil
 	}
@@ -46,10 +41,6 @@ func Utilization(out *batch.GetJobQueueSnapshotOutput) *batchrules.QueueUtilizat
 	}
 	return u
 }
-
-// Usage is Utilization(out).Usage(): nil when the answer has no
-// queueUtilization.
-func Usage(out *batch.GetJobQueueSnapshotOutput) *batchrules.Usage { return Utilization(out).Usage() }
 
 func usage(unit *string, quantity *float64) batchrules.CapacityUsage {
 	return batchrules.CapacityUsage{CapacityUnit: aws.ToString(unit), Quantity: aws.ToFloat64(quantity)}

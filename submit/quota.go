@@ -1,0 +1,80 @@
+package submit
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/platform"
+)
+
+// Headroom is how many instances of instanceType a job of team could get
+// now, according to the capacity usage u of a queue snapshot (nil: nothing
+// in use).
+//
+// Fair-share mode, or quota mode when the snapshot has no per-share usage:
+// the pool's free instances (pool − in use by the queue).
+//
+// Quota mode with per-share usage: a team without a quota for the type has
+// none; otherwise the headroom of the team's quota share by AWS Batch's
+// rules (batchrules.TypeState.Room), the rule the simulator starts jobs by:
+// the larger of what the team may start on idle capacity (up to its quota
+// plus borrow limit, never taking another reserve team's idle quota) and
+// what it gets back of its own quota by Batch preempting borrowers.
+func Headroom(p *platform.Platform, team platform.Team, instanceType string, u *batchrules.Usage) int {
+	pool := p.PoolInstances(instanceType)
+	switch {
+	case p.Scheduling.Mode == platform.ModeFairShare:
+		return pool - u.TotalInstances(instanceType)
+	case team.CapacityOf(instanceType) <= 0:
+		return 0
+	case u == nil || !u.PerShare:
+		return pool - u.TotalInstances(instanceType)
+	}
+	shares := quotaShares(p)
+	for i, s := range shares {
+		if s.Name == team.Name {
+			return batchrules.StateOf(instanceType, pool, shares, u).Room(i).Headroom()
+		}
+	}
+	return 0
+}
+
+// quotaShares are the platform's teams as batchrules' quota shares, each
+// named after its team.
+func quotaShares(p *platform.Platform) []batchrules.Share {
+	out := make([]batchrules.Share, len(p.Teams))
+	for i, t := range p.Teams {
+		c := make(map[string]int, len(t.Capacity))
+		for _, it := range p.InstanceTypes() {
+			c[it] = t.CapacityOf(it)
+		}
+		out[i] = batchrules.Share{Name: t.Name, Capacity: c, Strategy: batchrules.Strategy(t.Sharing.BatchStrategy()), BorrowLimitPercent: t.BorrowLimit()}
+	}
+	return out
+}
+
+// snapshotUsage reads the capacity in use from a GetJobQueueSnapshot
+// answer: the queue's total and the quota shares' breakdown, converted for
+// batchrules' reading (Usage); nil when the answer has no queueUtilization.
+func snapshotUsage(out *batch.GetJobQueueSnapshotOutput) *batchrules.Usage {
+	if out == nil || out.QueueUtilization == nil {
+		return nil
+	}
+	qu := out.QueueUtilization
+	u := &batchrules.QueueUtilization{}
+	for _, c := range qu.TotalCapacityUsage {
+		u.TotalCapacityUsage = append(u.TotalCapacityUsage, batchrules.CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
+	}
+	if qs := qu.QuotaShareUtilization; qs != nil {
+		u.QuotaShareUtilization = &batchrules.ShareUtilization{}
+		for _, s := range qs.TopCapacityUtilization {
+			su := batchrules.ShareCapacityUsage{Share: aws.ToString(s.QuotaShareName)}
+			for _, c := range s.CapacityUsage {
+				su.CapacityUsage = append(su.CapacityUsage, batchrules.CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
+			}
+			u.QuotaShareUtilization.TopCapacityUtilization = append(u.QuotaShareUtilization.TopCapacityUtilization, su)
+		}
+	}
+	return u.Usage()
+}
