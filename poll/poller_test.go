@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
 	"github.com/trainq/trainq/platform"
@@ -49,75 +49,76 @@ var t0 = time.UnixMilli(1796054400000).UTC()
 // pollClock is when the poller runs: 17:30:00, 90 minutes after t0.
 var pollClock = t0.Add(90 * time.Minute)
 
-// fakeBatch serves the Batch REST-JSON API from testdata/batch.
-type fakeBatch struct {
-	t         *testing.T
-	mu        sync.Mutex
-	requests  map[string][]map[string]any
-	failPaths map[string]int // path -> HTTP status of a ClientException/ServerException answer
+// TestMain checks every request the poller sent to the fake Batch
+// endpoint against AWS's Batch service model (batchtest.CheckModels).
+func TestMain(m *testing.M) {
+	batchtest.RecordAll()
+	code := m.Run()
+	if batchtest.CheckModels() != nil && code == 0 {
+		code = 1
+	}
+	os.Exit(code)
 }
+
+// fakeBatch is the fake Batch endpoint answering from testdata/batch: the
+// snapshot, two pages of runnable jobs (the second for nextToken page-2)
+// and each job's description.
+type fakeBatch struct{ *batchtest.Server }
 
 func newFakeBatch(t *testing.T) *fakeBatch {
-	return &fakeBatch{t: t, requests: map[string][]map[string]any{}, failPaths: map[string]int{}}
-}
-
-func (f *fakeBatch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var in map[string]any
-	if err := json.Unmarshal(body, &in); err != nil {
-		f.t.Errorf("%s: request body is not JSON: %s", r.URL.Path, body)
-	}
-	f.mu.Lock()
-	f.requests[r.URL.Path] = append(f.requests[r.URL.Path], in)
-	status := f.failPaths[r.URL.Path]
-	f.mu.Unlock()
-	if r.Method != http.MethodPost {
-		http.Error(w, "want POST", http.StatusMethodNotAllowed)
-		return
-	}
-	if status != 0 {
-		w.Header().Set("X-Amzn-Errortype", "ClientException")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"message":"User is not authorized to perform this action"}`))
-		return
-	}
-	var file string
-	switch r.URL.Path {
-	case "/v1/getjobqueuesnapshot":
-		file = "snapshot.json"
-	case "/v1/listservicejobs":
-		file = "runnable-page1.json"
-		if in["nextToken"] == "page-2" {
-			file = "runnable-page2.json"
+	f := &fakeBatch{batchtest.New(0)}
+	f.SetLabel(t.Name())
+	t.Cleanup(f.Close)
+	fixture := func(file string) (int, any) {
+		data, err := os.ReadFile(filepath.Join("testdata", "batch", file))
+		if err != nil {
+			return batchtest.Error(http.StatusBadRequest, "ClientException", err.Error())
 		}
-	case "/v1/describeservicejob":
-		file = "describe-" + in["jobId"].(string) + ".json"
-	default:
-		http.NotFound(w, r)
-		return
+		return http.StatusOK, json.RawMessage(data)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "batch", file))
-	if err != nil {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(data)
+	f.Handle("GetJobQueueSnapshot", func([]byte) (int, any) { return fixture("snapshot.json") })
+	f.Handle("ListServiceJobs", func(body []byte) (int, any) {
+		var in struct{ NextToken string }
+		if json.Unmarshal(body, &in) == nil && in.NextToken == "page-2" {
+			return fixture("runnable-page2.json")
+		}
+		return fixture("runnable-page1.json")
+	})
+	f.Handle("DescribeServiceJob", func(body []byte) (int, any) {
+		var in struct{ JobID string }
+		if err := json.Unmarshal(body, &in); err != nil {
+			return batchtest.Error(http.StatusBadRequest, "ClientException", err.Error())
+		}
+		return fixture("describe-" + in.JobID + ".json")
+	})
+	return f
 }
 
-func (f *fakeBatch) calls(path string) []map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[path]
+// refuse makes every later call of op fail with status and a
+// ClientException, as a missing permission does.
+func (f *fakeBatch) refuse(op string, status int) {
+	f.Handle(op, func([]byte) (int, any) {
+		return batchtest.Error(status, "ClientException", "User is not authorized to perform this action")
+	})
+}
+
+// calls returns the bodies of the requests received for op.
+func (f *fakeBatch) calls(op string) []map[string]any {
+	var out []map[string]any
+	for _, c := range f.Calls(op) {
+		var body map[string]any
+		if err := json.Unmarshal(c.Body, &body); err != nil {
+			panic(fmt.Sprintf("%s: request body is not JSON: %s", op, c.Body))
+		}
+		out = append(out, body)
+	}
+	return out
 }
 
 // batchClient builds the real SDK client the way bin/poller does, pointed at
 // the fake through AWS_ENDPOINT_URL_BATCH, with dummy credentials.
 func batchClient(t *testing.T, f *fakeBatch) *batch.Client {
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ENDPOINT_URL_BATCH", srv.URL)
+	t.Setenv("AWS_ENDPOINT_URL_BATCH", f.URL)
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	t.Setenv("AWS_REGION", "us-east-1")
@@ -242,7 +243,7 @@ func TestPollerPagesThroughRunnableJobs(t *testing.T) {
 	if _, err := newPoller(t, f, &now, io.Discard).Poll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got := f.calls("/v1/listservicejobs")
+	got := f.calls("ListServiceJobs")
 	want := []map[string]any{
 		{"jobQueue": queueARN, "jobStatus": "RUNNABLE", "maxResults": 100.0},
 		{"jobQueue": queueARN, "jobStatus": "RUNNABLE", "maxResults": 100.0, "nextToken": "page-2"},
@@ -250,7 +251,7 @@ func TestPollerPagesThroughRunnableJobs(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ListServiceJobs requests (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]map[string]any{{"jobQueue": queueARN}}, f.calls("/v1/getjobqueuesnapshot")); diff != "" {
+	if diff := cmp.Diff([]map[string]any{{"jobQueue": queueARN}}, f.calls("GetJobQueueSnapshot")); diff != "" {
 		t.Errorf("GetJobQueueSnapshot requests (-want +got):\n%s", diff)
 	}
 }
@@ -273,7 +274,7 @@ func TestPollerDescribesEachRunnableJobOncePerTTL(t *testing.T) {
 		if _, err := p.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if got := len(f.calls("/v1/describeservicejob")); got != st.wantDescribes {
+		if got := len(f.calls("DescribeServiceJob")); got != st.wantDescribes {
 			t.Errorf("%s: %d DescribeServiceJob calls in all, want %d", st.name, got, st.wantDescribes)
 		}
 	}
@@ -281,24 +282,24 @@ func TestPollerDescribesEachRunnableJobOncePerTTL(t *testing.T) {
 
 func TestPollerReportsWhatItCouldReadWhenACallFails(t *testing.T) {
 	tests := []struct {
-		name     string
-		failPath string
-		wantErr  string
-		want     map[string][]float64
+		name    string
+		failOp  string
+		wantErr string
+		want    map[string][]float64
 	}{
 		{
-			"a refused snapshot still yields the backlog", "/v1/getjobqueuesnapshot",
+			"a refused snapshot still yields the backlog", "GetJobQueueSnapshot",
 			"get job queue snapshot", wantBacklog(),
 		},
 		{
-			"a refused job list still yields the capacity", "/v1/listservicejobs",
+			"a refused job list still yields the capacity", "ListServiceJobs",
 			"list runnable service jobs", wantCapacity(),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeBatch(t)
-			f.failPaths[tt.failPath] = http.StatusBadRequest
+			f.refuse(tt.failOp, http.StatusBadRequest)
 			now := pollClock
 			var out bytes.Buffer
 			_, err := newPoller(t, f, &now, &out).Poll(context.Background())
@@ -314,7 +315,7 @@ func TestPollerReportsWhatItCouldReadWhenACallFails(t *testing.T) {
 
 func TestPollerFailsTheInvocationWhenDescribeIsRefused(t *testing.T) {
 	f := newFakeBatch(t)
-	f.failPaths["/v1/describeservicejob"] = http.StatusBadRequest
+	f.refuse("DescribeServiceJob", http.StatusBadRequest)
 	now := pollClock
 	var out bytes.Buffer
 	_, err := newPoller(t, f, &now, &out).Poll(context.Background())
