@@ -1,6 +1,6 @@
 // Package emftest checks embedded metric format (EMF) output in tests: every
 // line against the JSON schema published with the EMF specification, then
-// through metrics.ParseEMF, which reads it the way CloudWatch Logs does.
+// through ParseEMF, which reads it the way CloudWatch Logs does.
 //
 // It is for tests only and, like all run-time code, must never import the AWS
 // CDK, jsii or constructs.
@@ -59,7 +59,7 @@ func ValidateLine(line []byte) ([]metrics.Datum, error) {
 	if err := sch.Validate(inst); err != nil {
 		return nil, err
 	}
-	return metrics.ParseEMF(line)
+	return ParseEMF(line)
 }
 
 // Lines checks every line of out and returns the data points of all of them,

@@ -1,43 +1,21 @@
-package metrics
+package emftest
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
+
+	"github.com/trainq/trainq/metrics"
 )
 
-// Datum is one metric data point as CloudWatch extracts it from an EMF log
-// line: one metric published under one dimension set.
-type Datum struct {
-	Namespace  string
-	Name       string
-	Unit       string
-	Dimensions map[string]string
-	Values     []float64
-	Time       time.Time
-}
-
-// Key names the datum's metric identity: namespace, name and sorted
-// dimensions, as in "trainq/JobsFailed{Class=production,Queue=q}".
-func (d Datum) Key() string {
-	keys := make([]string, 0, len(d.Dimensions))
-	for k := range d.Dimensions {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + d.Dimensions[k]
-	}
-	return d.Namespace + "/" + d.Name + "{" + strings.Join(parts, ",") + "}"
-}
+// awsKey is the EMF metadata member of the root node, as the specification
+// spells it (read independently of metrics' encoder).
+const awsKey = "_aws"
 
 // ParseEMF reads one log line the way CloudWatch Logs reads embedded metric
 // format and returns the data points it would publish. It follows the
-// specification strictly and is independent of Record.Encode, so tests can
+// specification strictly and is independent of metrics.Record.Encode, so tests can
 // check what the functions print: the line must be one JSON object with
 // nothing around it; _aws needs an integer Timestamp and a non-empty
 // CloudWatchMetrics array; each directive needs a Namespace (1–1024
@@ -45,7 +23,7 @@ func (d Datum) Key() string {
 // metric definitions with a Name and an optional valid Unit; each dimension
 // must be a root member with a string value of at most 1024 characters, each
 // metric a root number or an array of at most 100 numbers.
-func ParseEMF(line []byte) ([]Datum, error) {
+func ParseEMF(line []byte) ([]metrics.Datum, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	var root map[string]any
@@ -71,7 +49,7 @@ func ParseEMF(line []byte) ([]Datum, error) {
 	if !ok || len(directives) == 0 {
 		return nil, fmt.Errorf("emf: _aws.CloudWatchMetrics is missing, empty or not an array")
 	}
-	var out []Datum
+	var out []metrics.Datum
 	for i, raw := range directives {
 		d, ok := raw.(map[string]any)
 		if !ok {
@@ -89,8 +67,8 @@ func ParseEMF(line []byte) ([]Datum, error) {
 		if !ok {
 			return nil, fmt.Errorf("emf: CloudWatchMetrics[%d].Metrics is missing or not an array", i)
 		}
-		if len(defs) > MaxMetricsPerDirective {
-			return nil, fmt.Errorf("emf: CloudWatchMetrics[%d].Metrics has %d definitions, at most %d allowed", i, len(defs), MaxMetricsPerDirective)
+		if len(defs) > metrics.MaxMetricsPerDirective {
+			return nil, fmt.Errorf("emf: CloudWatchMetrics[%d].Metrics has %d definitions, at most %d allowed", i, len(defs), metrics.MaxMetricsPerDirective)
 		}
 		for j, rawDef := range defs {
 			name, unit, values, err := parseMetric(root, rawDef)
@@ -98,7 +76,7 @@ func ParseEMF(line []byte) ([]Datum, error) {
 				return nil, fmt.Errorf("emf: CloudWatchMetrics[%d].Metrics[%d]: %w", i, j, err)
 			}
 			for _, set := range sets {
-				out = append(out, Datum{
+				out = append(out, metrics.Datum{
 					Namespace: ns, Name: name, Unit: unit, Dimensions: set,
 					Values: values, Time: time.UnixMilli(ts).UTC(),
 				})
@@ -119,8 +97,8 @@ func parseDimensionSets(root map[string]any, raw any) ([]map[string]string, erro
 		if !ok {
 			return nil, fmt.Errorf("set %d is not an array", i)
 		}
-		if len(keys) > MaxDimensionsPerSet {
-			return nil, fmt.Errorf("set %d has %d keys, at most %d allowed", i, len(keys), MaxDimensionsPerSet)
+		if len(keys) > metrics.MaxDimensionsPerSet {
+			return nil, fmt.Errorf("set %d has %d keys, at most %d allowed", i, len(keys), metrics.MaxDimensionsPerSet)
 		}
 		set := map[string]string{}
 		for _, rawKey := range keys {
@@ -132,8 +110,8 @@ func parseDimensionSets(root map[string]any, raw any) ([]map[string]string, erro
 			if !ok {
 				return nil, fmt.Errorf("set %d: dimension %q has no string member on the root node", i, k)
 			}
-			if len(v) > MaxDimensionValueLen {
-				return nil, fmt.Errorf("set %d: dimension %q value is %d characters, at most %d allowed", i, k, len(v), MaxDimensionValueLen)
+			if len(v) > metrics.MaxDimensionValueLen {
+				return nil, fmt.Errorf("set %d: dimension %q value is %d characters, at most %d allowed", i, k, len(v), metrics.MaxDimensionValueLen)
 			}
 			set[k] = v
 		}
@@ -154,7 +132,7 @@ func parseMetric(root map[string]any, raw any) (name, unit string, values []floa
 	unit = "None"
 	if u, present := def["Unit"]; present {
 		s, ok := u.(string)
-		if !ok || !ValidUnit(s) {
+		if !ok || !metrics.ValidUnit(s) {
 			return "", "", nil, fmt.Errorf("metric %s: Unit %v is not a CloudWatch unit", name, u)
 		}
 		unit = s
@@ -167,8 +145,8 @@ func parseMetric(root map[string]any, raw any) (name, unit string, values []floa
 		}
 		values = []float64{f}
 	case []any:
-		if len(v) == 0 || len(v) > MaxValuesPerMetric {
-			return "", "", nil, fmt.Errorf("metric %s: array of %d values, 1 to %d allowed", name, len(v), MaxValuesPerMetric)
+		if len(v) == 0 || len(v) > metrics.MaxValuesPerMetric {
+			return "", "", nil, fmt.Errorf("metric %s: array of %d values, 1 to %d allowed", name, len(v), metrics.MaxValuesPerMetric)
 		}
 		for _, e := range v {
 			n, ok := e.(json.Number)
