@@ -62,11 +62,10 @@ func TestKindsListsEveryKindOnce(t *testing.T) {
 	}
 }
 
-func TestTrainqTagsLeaveRoomForTheCallers(t *testing.T) {
-	// AWS Batch allows 50 tags on a job: 50 - 4 of trainq's = 46.
-	if got := 50 - len(contract.Tags()); got != contract.MaxCallerTags {
-		t.Errorf("50 - %d trainq tags = %d, but MaxCallerTags is %d", len(contract.Tags()), got, contract.MaxCallerTags)
-	}
+// TestTrainqTagsAreReserved: every tag trainq sets starts with the prefix
+// callers may not use. (submit's tests tie MaxCallerTags and
+// MaxJobNameLength to Batch's limits in package batchrules.)
+func TestTrainqTagsAreReserved(t *testing.T) {
 	for _, tag := range contract.Tags() {
 		if !strings.HasPrefix(tag, contract.TagPrefix) {
 			t.Errorf("tag %q does not start with %q", tag, contract.TagPrefix)
