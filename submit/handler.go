@@ -2,9 +2,9 @@
 // and validates a request (collecting every problem at once), maps the class
 // to its scheduling-priority band and the team to its share, pins the
 // platform's SageMaker execution role, tags the job with its team, class,
-// idempotency token and platform (contract.TagPlatform, which IAM conditions on),
-// chooses an instance type with
-// headroom (in quota mode, within the team's quota and borrow limit), and
+// idempotency token and platform (contract.TagPlatform, which IAM conditions
+// on), chooses an instance type with headroom (in quota mode, by AWS Batch's
+// quota rules in package batchrules, the ones the simulator uses), and
 // submits the job to AWS Batch idempotently. It also describes, cancels and
 // re-prioritizes jobs. Every request writes one embedded-metric-format line
 // (metrics.JobsSubmitted or metrics.SubmissionErrors) to Config.Metrics, and
@@ -16,7 +16,11 @@
 // errors into function errors whose errorType is a Kind. Everything else is
 // plain Go over a narrow Batch interface.
 //
-// It is run-time code: it must never import the AWS CDK, jsii or constructs.
+// The request, the response, the error kinds and the tags are package
+// contract's, which the CLI imports instead of this package.
+//
+// It is run-time code: it must never import the AWS CDK, jsii or constructs,
+// nor another function's package.
 package submit
 
 import (
