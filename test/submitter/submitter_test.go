@@ -14,9 +14,9 @@ import (
 
 	"github.com/trainq/trainq/client"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
-	"github.com/trainq/trainq/submit/batchfake"
 	"github.com/trainq/trainq/test/submitter"
 )
 
@@ -58,7 +58,7 @@ func run(m *testing.M) int {
 
 // start runs the bootstrap under the emulator as function name (a
 // qualifier after ':' makes an alias invocation) against fake.
-func start(t *testing.T, fake *batchfake.Server, name string, extraEnv ...string) *submitter.Emulator {
+func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string) *submitter.Emulator {
 	t.Helper()
 	env := submitter.Env(append([]string{
 		"AWS_ENDPOINT_URL_BATCH=" + fake.URL,
@@ -133,7 +133,7 @@ func fixture(t *testing.T, name string) []byte {
 }
 
 func TestBootstrapUnderTheEmulator(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := batchtest.New(0)
 	defer fake.Close()
 	e := start(t, fake, "trainq-submit")
 
@@ -187,7 +187,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 	})
 
 	t.Run("throttling and a lost answer are retried by the real binary without a duplicate", func(t *testing.T) {
-		fake.Script("SubmitServiceJob", batchfake.Throttle, batchfake.Fault{LoseAnswer: true})
+		fake.Script("SubmitServiceJob", batchtest.Throttle, batchtest.Fault{LoseAnswer: true})
 		before := len(fake.Jobs())
 		a := invoke(t, e, fixture(t, "submit-full.json"))
 		if a.ErrorType != "" {
@@ -259,7 +259,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 }
 
 func TestAliasInvocationTakesTheClassFromTheAlias(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := batchtest.New(0)
 	defer fake.Close()
 	// The emulator builds the invoked ARN from AWS_LAMBDA_FUNCTION_NAME:
 	// arn:aws:lambda:us-east-1:012345678912:function:trainq-submit:production.
@@ -275,7 +275,7 @@ func TestAliasInvocationTakesTheClassFromTheAlias(t *testing.T) {
 }
 
 func TestInitFailsWithAClearMessage(t *testing.T) {
-	fake := batchfake.New(0)
+	fake := batchtest.New(0)
 	defer fake.Close()
 	e := start(t, fake, "trainq-submit", contract.EnvJobQueue+"=not-an-arn")
 	ctx, cancel := testContext(t)
