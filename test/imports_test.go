@@ -69,3 +69,83 @@ func isBuildTime(path string) bool {
 	}
 	return false
 }
+
+// layers says which of trainq's packages each package may import (its own
+// non-test imports): arrows run one way, from the functions, the CLI and the
+// constructs to the contract, AWS Batch's rules, the platform and the
+// metrics; never from a function's package to another's, never from the
+// constructs to a function's package. docs/architecture.md draws it.
+var layers = map[string][]string{
+	"batchrules":             {},
+	"metrics":                {},
+	"platform":               {"batchrules"},
+	"contract":               {"platform", "batchrules"},
+	"trace":                  {"platform", "batchrules"},
+	"simulate":               {"platform", "batchrules", "trace", "metrics", "contract"},
+	"simulate/simcmd":        {"platform", "batchrules", "simulate", "trace"},
+	"submit":                 {"contract", "batchrules", "platform", "metrics"},
+	"observe":                {"contract", "batchrules", "platform", "metrics"},
+	"poll":                   {"contract", "batchrules", "platform", "metrics"},
+	"client":                 {"contract", "batchrules", "platform"},
+	"constructs/lambdabuild": {},
+	"constructs":             {"constructs/lambdabuild", "contract", "batchrules", "platform", "metrics"},
+	"stacks":                 {"constructs", "contract", "batchrules", "platform", "metrics"},
+	"bin/cdk":                {"stacks"},
+	"bin/submitter":          {"submit", "contract", "platform"},
+	"bin/observer":           {"observe", "contract", "platform"},
+	"bin/poller":             {"poll", "contract", "platform"},
+	"bin/trainq":             {"client", "simulate/simcmd", "contract", "platform"},
+}
+
+// testSupport are packages only tests and benchmarks may import.
+var testSupport = []string{"internal/", "metrics/emftest", "test/"}
+
+func TestPackagesImportOnlyTheirLayers(t *testing.T) {
+	const module = "github.com/trainq/trainq/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		product := !strings.HasPrefix(pkg, "bench/") && !strings.HasPrefix(pkg, "test") && !strings.HasPrefix(pkg, "internal/") &&
+			pkg != "metrics/emftest" && !strings.HasPrefix(pkg, "examples/")
+		allowed, layered := layers[pkg]
+		seen[pkg] = layered
+		if product && !layered {
+			t.Errorf("package %s has no layer in the import test (and docs/architecture.md): say what it may import", pkg)
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			if product {
+				for _, s := range testSupport {
+					if strings.HasPrefix(dep, s) || dep == strings.TrimSuffix(s, "/") {
+						t.Errorf("product package %s imports test support %s", pkg, dep)
+					}
+				}
+			}
+			if layered && !containsString(allowed, dep) {
+				t.Errorf("%s imports %s; its layer allows %v", pkg, dep, allowed)
+			}
+		}
+	}
+	for pkg := range layers {
+		if _, ok := seen[pkg]; !ok {
+			t.Errorf("layer for %s, which is not a package of the module", pkg)
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
