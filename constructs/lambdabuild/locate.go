@@ -110,13 +110,16 @@ func locate(ctx context.Context, l locator) (Module, error) {
 		}
 	}
 	path, version := dep.Path, dep.Version
+	// A replacement by a directory has no version ("(devel)" in the build
+	// information).
+	dirReplace := dep.Replace != nil && (dep.Replace.Version == "" || dep.Replace.Version == "(devel)")
 	if dep.Replace != nil {
 		path, version = dep.Replace.Path, dep.Replace.Version
 	}
 	if isMain && dep.Sum == "" {
 		version = "" // a build of a checkout, not of a downloaded module
 	}
-	if version != "" && version != "(devel)" {
+	if version != "" && version != "(devel)" && !dirReplace {
 		dir, err := l.download(ctx, path, version)
 		if err == nil {
 			if err = isTrainqModule(dir); err == nil {
@@ -125,7 +128,7 @@ func locate(ctx context.Context, l locator) (Module, error) {
 		}
 		tried = append(tried, fmt.Sprintf("go mod download %s@%s: %v", path, version, err))
 	}
-	if dep.Replace != nil && dep.Replace.Version == "" {
+	if dirReplace {
 		dir := dep.Replace.Path
 		if !filepath.IsAbs(dir) {
 			main, ok := enclosingModule(l.wd, l.info.Main.Path)
