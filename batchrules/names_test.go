@@ -42,6 +42,7 @@ func TestNames(t *testing.T) {
 		{"a share identifier has at most 255 characters", batchrules.ValidShareIdentifier, strings.Repeat("a", 256), false},
 		{"an instance type is ml.FAMILY.SIZE", batchrules.ValidInstanceType, "ml.p5.48xlarge", true},
 		{"an EC2 instance type is no training instance type", batchrules.ValidInstanceType, "p5.48xlarge", false},
+		{"an instance type has at most 64 characters (trainq's bound; SageMaker's are far shorter)", batchrules.ValidInstanceType, "ml.p5." + strings.Repeat("x", 59), false},
 		{"an instance type is lowercase", batchrules.ValidInstanceType, "ml.P5.48xlarge", false},
 		{"a job id is a job reference", batchrules.ValidJobRef, "4f2a9c1e-0000-4000-8000-000000000001", true},
 		{"a job ARN is a job reference", batchrules.ValidJobRef, "arn:aws:batch:us-east-1:123456789012:service-job/4f2a9c1e", true},

@@ -1,5 +1,7 @@
 package platform
 
+import "github.com/trainq/trainq/batchrules"
+
 // Default values applied by ApplyDefaults. They are documented on the fields.
 const (
 	DefaultName                     = "trainq"
@@ -124,7 +126,7 @@ func (p *Platform) ApplyDefaults() {
 	if len(p.Submission.InstanceTypes) == 0 {
 		// Only well-formed types: a bad pool type is reported once, at the pool.
 		for _, pool := range p.Pools {
-			if instanceTypePattern.MatchString(pool.InstanceType) {
+			if batchrules.ValidInstanceType(pool.InstanceType) {
 				p.Submission.InstanceTypes = append(p.Submission.InstanceTypes, pool.InstanceType)
 			}
 		}

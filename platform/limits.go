@@ -1,8 +1,9 @@
 package platform
 
-import "sort"
-
-import "regexp"
+import (
+	"regexp"
+	"sort"
+)
 
 // Limits that AWS Batch and SageMaker place on a platform.
 const (
@@ -30,21 +31,16 @@ type pattern struct {
 
 func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re.MatchString(s) }
 
+// trainq's own names and the IDs of other services. The names and ARNs AWS
+// Batch and IAM accept (quota share names, fair-share identifiers, instance
+// types, role ARNs) are package batchrules' rules, which validation calls.
 var (
 	// namePattern: platform names prefix function names (≤64 chars with a
 	// suffix) and other resource names.
 	namePattern = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*$`), 32}
-	// batchNamePattern is what Batch accepts for quota share names.
-	batchNamePattern = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), 128}
-	// shareIDPattern is what Batch accepts for fair-share identifiers (no
-	// hyphen; a trailing * would make a prefix, which trainq does not use).
-	shareIDPattern = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), 255}
 	// classPattern: class names are Lambda alias names and metric dimension
 	// values.
-	classPattern        = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`), 64}
-	instanceTypePattern = regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`)
-	// roleARNPattern: a role name (with path) is at most 512 characters.
-	roleARNPattern = pattern{regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`), len("arn:aws-us-gov:iam::123456789012:role/") + 512}
+	classPattern   = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`), 64}
 	ecrRepoPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
 	// subnetIDPattern and securityGroupIDPattern: EC2 IDs are a prefix and 8
 	// (older) or 17 lowercase hex digits.

@@ -2,6 +2,8 @@
 // capacity pools, scheduling mode, priority classes, teams, monitoring and
 // submission settings. It loads the description from YAML or JSON, applies
 // documented defaults and validates it, reporting every problem at once.
+// AWS Batch's own rules (names, ARNs, quota shares) are package batchrules',
+// the one package of trainq it imports.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs,
 // so that Lambdas, the CLI and the simulator stay small.

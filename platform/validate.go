@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/trainq/trainq/batchrules"
 )
 
 // Validate checks a defaulted platform and returns a *ValidationError listing
@@ -47,7 +49,7 @@ func (p *Platform) validatePools(ps *Problems) {
 }
 
 func checkInstanceType(ps *Problems, field, v string) {
-	if !instanceTypePattern.MatchString(v) {
+	if !batchrules.ValidInstanceType(v) {
 		ps.add(field, v, "a SageMaker instance type such as ml.p5.48xlarge (ml.<family>.<size>)")
 	}
 }
@@ -146,7 +148,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 			continue
 		}
 		if !quota {
-			if !shareIDPattern.MatchString(t.Name) {
+			if !batchrules.ValidShareIdentifier(t.Name) {
 				ps.add(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier)")
 			}
 			if t.Weight < MinWeight || t.Weight > MaxWeight {
@@ -165,7 +167,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 			}
 			continue
 		}
-		if !batchNamePattern.MatchString(t.Name) {
+		if !batchrules.ValidName(t.Name) {
 			ps.add(f+".name", t.Name, "1-128 letters, digits, '-' or '_' (a quota share name)")
 		}
 		if t.Weight != 0 {
@@ -185,7 +187,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 				ps.add(cf+".instanceType", c.InstanceType, "each instance type once per team")
 			}
 			types[c.InstanceType] = true
-			if !p.hasPool(c.InstanceType) && instanceTypePattern.MatchString(c.InstanceType) {
+			if !p.hasPool(c.InstanceType) && batchrules.ValidInstanceType(c.InstanceType) {
 				ps.addf(cf+".instanceType", c.InstanceType, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
 			}
 			if c.Instances < 1 {
@@ -264,7 +266,7 @@ func (p *Platform) validateSubmission(ps *Problems) {
 	for i, it := range s.InstanceTypes {
 		f := fmt.Sprintf("submission.instanceTypes[%d]", i)
 		checkInstanceType(ps, f, it)
-		if instanceTypePattern.MatchString(it) && !p.hasPool(it) {
+		if batchrules.ValidInstanceType(it) && !p.hasPool(it) {
 			ps.addf(f, it, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
 		}
 		if seen[it] {
@@ -274,7 +276,7 @@ func (p *Platform) validateSubmission(ps *Problems) {
 	}
 	for i, sub := range s.Submitters {
 		f := fmt.Sprintf("submission.submitters[%d]", i)
-		if !roleARNPattern.MatchString(sub.RoleARN) {
+		if !batchrules.ValidRoleARN(sub.RoleARN) {
 			ps.add(f+".roleArn", sub.RoleARN, "an IAM role ARN such as arn:aws:iam::123456789012:role/pipeline")
 		}
 		if len(sub.Classes) == 0 {

@@ -54,6 +54,7 @@ func TestParseAcceptsBoundaries(t *testing.T) {
 		{"an idle alarm of one day is accepted", quotaDoc, to("monitoring.idleAlarmSeconds", 86400)},
 		{"a utilization target of 100 percent is accepted", quotaDoc, to("monitoring.utilizationTargetPercent", 100)},
 		{"a wait threshold of a week is accepted", quotaDoc, to("monitoring.maxWaitSeconds.sweep", 604800)},
+		{"a role whose path and name have 512 characters is accepted (IAM's limit, batchrules.ValidRoleARN)", quotaDoc, to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/ml/" + strings.Repeat("r", 509), "classes": []any{"sweep"}}})},
 		{"a role ARN in another partition is accepted", quotaDoc, to("submission.submitters", []any{doc{"roleArn": "arn:aws-us-gov:iam::123456789012:role/ml/pipeline", "classes": []any{"sweep"}}})},
 		{"an S3 bucket without prefix is accepted", quotaDoc, to("training.s3Read", []any{"s3://datasets"})},
 		{"a whole S3 bucket with a trailing slash is accepted", quotaDoc, to("training.s3Write", []any{"s3://checkpoints/"})},

@@ -528,6 +528,14 @@ var rejectCases = []rejectCase{
 		field: "submission.submitters[0].roleArn", value: "user/alice", allowed: []string{"IAM role ARN"},
 	},
 	{
+		// IAM bounds a role's path and name, not the ARN: 513 characters
+		// after role/ are refused in every partition (platform used to bound
+		// the whole ARN, which let the aws partition have 519).
+		name: "a submitter role whose path and name have 513 characters is refused",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/" + strings.Repeat("r", 513), "classes": []any{"research"}}}),
+		field: "submission.submitters[0].roleArn", value: "role/rrr", allowed: []string{"IAM role ARN"},
+	},
+	{
 		name: "a submitter without classes is refused",
 		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{}}}),
 		field: "submission.submitters[0].classes", allowed: []string{"at least one class"},
