@@ -9,6 +9,8 @@
 // so that Lambdas, the CLI and the simulator stay small.
 package platform
 
+import "github.com/trainq/trainq/batchrules"
+
 // Mode is the scheduling policy kind of a platform's job queue. AWS Batch makes
 // the kind permanent once a policy is attached to a queue.
 type Mode string
@@ -35,15 +37,16 @@ const (
 	StrategyLendAndBorrow Strategy = "lend-and-borrow"
 )
 
-// BatchStrategy returns the AWS Batch spelling of s (RESERVE, LEND, LEND_AND_BORROW).
+// BatchStrategy returns the AWS Batch spelling of s (RESERVE, LEND,
+// LEND_AND_BORROW: batchrules' Strategy values), "" for an unknown s.
 func (s Strategy) BatchStrategy() string {
 	switch s {
 	case StrategyReserve:
-		return "RESERVE"
+		return string(batchrules.Reserve)
 	case StrategyLend:
-		return "LEND"
+		return string(batchrules.Lend)
 	case StrategyLendAndBorrow:
-		return "LEND_AND_BORROW"
+		return string(batchrules.LendAndBorrow)
 	}
 	return ""
 }

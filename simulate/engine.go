@@ -286,7 +286,7 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 		e.classIx[c.Name] = i
 	}
 	nShares := len(p.Teams)
-	shares := quotaShares(p)
+	shares := p.QuotaShares()
 	for i, t := range p.Teams {
 		e.teamIdx[t.Name] = i
 		l := make([]batchrules.Limit, len(e.types))

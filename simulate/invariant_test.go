@@ -42,7 +42,7 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 				continue
 			}
 			q := team.CapacityOf(it)
-			limit := batchrules.Limit{Strategy: batchrules.Strategy(team.Sharing.BatchStrategy()), Capacity: q, BorrowLimitPercent: team.BorrowLimit()}.Ceiling(s.Pool[ti])
+			limit := team.QuotaShare().Limit(it).Ceiling(s.Pool[ti])
 			if u > limit {
 				c.errorf("t=%d: team %s holds %d × %s, over its quota %d plus borrow limit (%d)", e.At, team.Name, u, it, q, limit)
 			}

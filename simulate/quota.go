@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/trainq/trainq/batchrules"
-	"github.com/trainq/trainq/platform"
 )
 
 // Quota-management rules, after the AWS Batch user guide: quota shares
@@ -13,20 +12,6 @@ import (
 // preemption (https://docs.aws.amazon.com/batch/latest/userguide/preemption.html).
 // What fits a share is package batchrules' rule, the one the submission
 // function's instance-type fallback uses.
-
-// quotaShares are the platform's teams as batchrules' quota shares, in
-// platform order.
-func quotaShares(p *platform.Platform) []batchrules.Share {
-	out := make([]batchrules.Share, len(p.Teams))
-	for i, t := range p.Teams {
-		c := make(map[string]int, len(t.Capacity))
-		for _, it := range p.InstanceTypes() {
-			c[it] = t.CapacityOf(it)
-		}
-		out[i] = batchrules.Share{Name: t.Name, Capacity: c, Strategy: batchrules.Strategy(t.Sharing.BatchStrategy()), BorrowLimitPercent: t.BorrowLimit()}
-	}
-	return out
-}
 
 // quotaView is the capacity of one type as a pass sees it (the pool, what is
 // in use, each share's limit and usage), copied so that a preemption plan

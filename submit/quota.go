@@ -31,27 +31,13 @@ func Headroom(p *platform.Platform, team platform.Team, instanceType string, u *
 	case u == nil || !u.PerShare:
 		return pool - u.TotalInstances(instanceType)
 	}
-	shares := quotaShares(p)
+	shares := p.QuotaShares()
 	for i, s := range shares {
 		if s.Name == team.Name {
 			return batchrules.StateOf(instanceType, pool, shares, u).Room(i).Headroom()
 		}
 	}
 	return 0
-}
-
-// quotaShares are the platform's teams as batchrules' quota shares, each
-// named after its team.
-func quotaShares(p *platform.Platform) []batchrules.Share {
-	out := make([]batchrules.Share, len(p.Teams))
-	for i, t := range p.Teams {
-		c := make(map[string]int, len(t.Capacity))
-		for _, it := range p.InstanceTypes() {
-			c[it] = t.CapacityOf(it)
-		}
-		out[i] = batchrules.Share{Name: t.Name, Capacity: c, Strategy: batchrules.Strategy(t.Sharing.BatchStrategy()), BorrowLimitPercent: t.BorrowLimit()}
-	}
-	return out
 }
 
 // snapshotUsage reads the capacity in use from a GetJobQueueSnapshot
