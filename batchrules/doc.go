@@ -11,7 +11,8 @@
 // platform validation and the constructs' checks use the name patterns.
 //
 // It imports nothing of trainq and never the AWS SDK: callers convert their
-// own types (a platform's teams, an SDK answer) to the small input types
-// here. It is run-time code: it must never import the AWS CDK, jsii or
+// own types to the small input types here — a platform's teams by
+// platform.Team.QuotaShare, a Batch SDK answer by the sub-package batchsdk,
+// the one adapter the functions share. It is run-time code: it must never import the AWS CDK, jsii or
 // constructs.
 package batchrules

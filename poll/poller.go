@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/batchrules/batchsdk"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -146,7 +147,7 @@ func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	snap, err := p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("get job queue snapshot of %s: %w", p.cfg.Queue, err))
-	} else if usage = utilization(snap).Usage(); usage == nil {
+	} else if usage = batchsdk.QueueUtilization(snap).Usage(); usage == nil {
 		p.cfg.Log.Warn("queue snapshot carries no queueUtilization; capacity metrics skipped", "queue", p.cfg.Queue)
 	}
 

@@ -1,9 +1,6 @@
 package submit
 
 import (
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/batch"
-
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
 )
@@ -38,29 +35,4 @@ func Headroom(p *platform.Platform, team platform.Team, instanceType string, u *
 		}
 	}
 	return 0
-}
-
-// snapshotUsage reads the capacity in use from a GetJobQueueSnapshot
-// answer: the queue's total and the quota shares' breakdown, converted for
-// batchrules' reading (Usage); nil when the answer has no queueUtilization.
-func snapshotUsage(out *batch.GetJobQueueSnapshotOutput) *batchrules.Usage {
-	if out == nil || out.QueueUtilization == nil {
-		return nil
-	}
-	qu := out.QueueUtilization
-	u := &batchrules.QueueUtilization{}
-	for _, c := range qu.TotalCapacityUsage {
-		u.TotalCapacityUsage = append(u.TotalCapacityUsage, batchrules.CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
-	}
-	if qs := qu.QuotaShareUtilization; qs != nil {
-		u.QuotaShareUtilization = &batchrules.ShareUtilization{}
-		for _, s := range qs.TopCapacityUtilization {
-			su := batchrules.ShareCapacityUsage{Share: aws.ToString(s.QuotaShareName)}
-			for _, c := range s.CapacityUsage {
-				su.CapacityUsage = append(su.CapacityUsage, batchrules.CapacityUsage{CapacityUnit: aws.ToString(c.CapacityUnit), Quantity: aws.ToFloat64(c.Quantity)})
-			}
-			u.QuotaShareUtilization.TopCapacityUtilization = append(u.QuotaShareUtilization.TopCapacityUtilization, su)
-		}
-	}
-	return u.Usage()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/batchrules/batchsdk"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
@@ -197,7 +198,7 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 		h.log.Warn("queue snapshot failed; using the first instance type", "instanceType", first, "error", err)
 		return first
 	}
-	usage := snapshotUsage(out)
+	usage := batchsdk.QueueUtilization(out).Usage()
 	for _, it := range pl.candidates {
 		if headroom := Headroom(h.cfg.Platform, pl.team, it, usage); int64(headroom) >= pl.instanceCount {
 			if it != first {
