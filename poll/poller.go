@@ -255,7 +255,8 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 				results <- result{id: id, err: fmt.Errorf("describe service job %s: %w", id, err)}
 				return
 			}
-			k := knownJob{describedAt: now, since: runnableSince(out, now.UnixMilli())}
+			since, _ := batchsdk.RunnableSince(out, now.UnixMilli())
+			k := knownJob{describedAt: now, since: since}
 			if out.SchedulingPriority != nil {
 				if c, ok := p.cfg.Platform.ClassForPriority(int(*out.SchedulingPriority)); ok {
 					k.class = c.Name
@@ -304,21 +305,4 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 		return jobs, errors.Join(errs...)
 	}
 	return jobs, nil
-}
-
-// runnableSince is when a described job last became RUNNABLE, at or before
-// now (batchrules.RunnableSince over its creation and its attempts' and
-// recent preemptions' stops).
-func runnableSince(out *batch.DescribeServiceJobOutput, now int64) int64 {
-	moments := []*int64{out.CreatedAt}
-	for _, a := range out.Attempts {
-		moments = append(moments, a.StoppedAt)
-	}
-	if ps := out.PreemptionSummary; ps != nil {
-		for _, a := range ps.RecentPreemptedAttempts {
-			moments = append(moments, a.StoppedAt)
-		}
-	}
-	since, _ := batchrules.RunnableSince(now, moments...)
-	return since
 }

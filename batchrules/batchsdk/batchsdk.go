@@ -1,7 +1,8 @@
 // Package batchsdk is the thin adapter from the AWS SDK's Batch types
 // (github.com/aws/aws-sdk-go-v2/service/batch) to package batchrules' input
-// types, so that the functions that call Batch read its answers one way and
-// batchrules itself never imports the SDK.
+// types and rules — a queue snapshot's capacity usage, when a described job
+// became RUNNABLE — so that the functions that call Batch read its answers
+// one way and batchrules itself never imports the SDK.
 //
 // It converts and decides nothing: the rules are batchrules'. It imports the
 // Batch SDK and batchrules, nothing else of trainq; it is run-time code and
@@ -58,4 +59,25 @@ func QueueUtilization(out *batch.GetJobQueueSnapshotOutput) *batchrules.QueueUti
 // of the three lists; all carry a capacityUnit and a quantity).
 func capacityUsage(unit *string, quantity *float64) batchrules.CapacityUsage {
 	return batchrules.CapacityUsage{CapacityUnit: aws.ToString(unit), Quantity: aws.ToFloat64(quantity)}
+}
+
+// RunnableSince is when the job a DescribeServiceJob answer describes last
+// became RUNNABLE, at or before before (Unix milliseconds): batchrules'
+// rule over its createdAt and the stoppedAt of its attempts and recently
+// preempted attempts
+// (https://docs.aws.amazon.com/batch/latest/APIReference/API_DescribeServiceJob.html).
+func RunnableSince(out *batch.DescribeServiceJobOutput, before int64) (since int64, found bool) {
+	if out == nil {
+		return 0, false
+	}
+	moments := []*int64{out.CreatedAt}
+	for _, a := range out.Attempts {
+		moments = append(moments, a.StoppedAt)
+	}
+	if ps := out.PreemptionSummary; ps != nil {
+		for _, a := range ps.RecentPreemptedAttempts {
+			moments = append(moments, a.StoppedAt)
+		}
+	}
+	return batchrules.RunnableSince(before, moments...)
 }

@@ -75,3 +75,37 @@ func TestQueueUtilization(t *testing.T) {
 		})
 	}
 }
+
+// TestRunnableSince: a described job (DescribeServiceJob,
+// https://docs.aws.amazon.com/batch/latest/APIReference/API_DescribeServiceJob.html)
+// became RUNNABLE when created and again when an attempt stopped, be it
+// retried or preempted.
+func TestRunnableSince(t *testing.T) {
+	ms := aws.Int64
+	tests := []struct {
+		name      string
+		in        *batch.DescribeServiceJobOutput
+		before    int64
+		want      int64
+		wantFound bool
+	}{
+		{"a job never run became runnable when created", &batch.DescribeServiceJobOutput{CreatedAt: ms(100)}, 500, 100, true},
+		{"a retried job became runnable when its last attempt stopped",
+			&batch.DescribeServiceJobOutput{CreatedAt: ms(100), Attempts: []types.ServiceJobAttemptDetail{{StoppedAt: ms(200)}, {StoppedAt: ms(300)}}}, 500, 300, true},
+		{"a preempted job became runnable when the preempted attempt stopped",
+			&batch.DescribeServiceJobOutput{CreatedAt: ms(100), PreemptionSummary: &types.ServiceJobPreemptionSummary{
+				RecentPreemptedAttempts: []types.ServiceJobPreemptedAttempt{{StoppedAt: ms(400)}}}}, 500, 400, true},
+		{"a stop after the moment asked about does not count",
+			&batch.DescribeServiceJobOutput{CreatedAt: ms(100), Attempts: []types.ServiceJobAttemptDetail{{StoppedAt: ms(600)}}}, 500, 100, true},
+		{"an answer without times says nothing", &batch.DescribeServiceJobOutput{}, 500, 0, false},
+		{"no answer says nothing", nil, 500, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, found := batchsdk.RunnableSince(tt.in, tt.before)
+			if got != tt.want || found != tt.wantFound {
+				t.Errorf("RunnableSince(…, %d) = %d, %v; want %d, %v", tt.before, got, found, tt.want, tt.wantFound)
+			}
+		})
+	}
+}
