@@ -17,8 +17,3 @@ func (p *Platform) JobQueueName() string { return p.Name + "-training" }
 
 // ServiceEnvironmentName is the name of the platform's service environment.
 func (p *Platform) ServiceEnvironmentName() string { return p.Name + "-gpu-pool" }
-
-// CancelReasonPrefix starts the reason the submission function gives AWS
-// Batch when it cancels a job. Batch reports a cancelled job as FAILED with
-// that reason, which is how the observer tells a cancellation from a failure.
-const CancelReasonPrefix = "trainq: cancelled"
