@@ -254,12 +254,9 @@ func (c *cmd) functionName() (string, error) {
 	if c.function != "" {
 		return c.function, nil
 	}
-	p := platform.Default()
-	if c.platform != "" {
-		var err error
-		if p, err = platform.LoadFile(c.platform); err != nil {
-			return "", err
-		}
+	p, err := platform.LoadFileOrDefault(c.platform)
+	if err != nil {
+		return "", err
 	}
 	return p.SubmitFunctionName(), nil
 }

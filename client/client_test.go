@@ -178,6 +178,7 @@ func TestUsageAndRefusalsBeforeAnyInvocation(t *testing.T) {
 		{"cancel without --class or --unqualified is refused", "cancel", []string{"job-1"}, "--unqualified"},
 		{"--class and --unqualified together are refused", "cancel", []string{"--class", "research", "--unqualified", "job-1"}, "exclude each other"},
 		{"an unknown command is refused", "delete", nil, "unknown command"},
+		{"a missing platform file is refused, never replaced by the default", "status", []string{"--unqualified", "--platform", "/nonexistent/trainq.yaml", "job-1"}, "/nonexistent/trainq.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

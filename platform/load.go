@@ -42,6 +42,16 @@ func LoadFile(path string) (*Platform, error) {
 	return p, nil
 }
 
+// LoadFileOrDefault is LoadFile(path), or the embedded default platform
+// (Default) when path is "": what a --platform flag left unset means to the
+// CLI and the simulator.
+func LoadFileOrDefault(path string) (*Platform, error) {
+	if path == "" {
+		return Default(), nil
+	}
+	return LoadFile(path)
+}
+
 // Parse decodes a platform from YAML or JSON (JSON is YAML), applies defaults
 // and validates it. Every problem is reported at once in a *ValidationError:
 // unknown keys, values of the wrong type and values out of range.

@@ -278,6 +278,35 @@ func TestLoadFile(t *testing.T) {
 	}
 }
 
+func TestLoadFileOrDefault(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "trainq.yaml")
+	tests := []struct {
+		name     string
+		path     string
+		wantMode Mode   // the platform's mode (the default is quota, the fixture fairshare)
+		wantErr  string // what the error names, "" for none
+	}{
+		{"no path is the embedded default platform", "", ModeQuota, ""},
+		{"a path is the file", filepath.Join("testdata", "fairshare.yaml"), ModeFairShare, ""},
+		{"a missing file is an error naming it, never the default", missing, "", missing},
+		{"an invalid file is an error naming it", filepath.Join("testdata", "bad", "many-mistakes.yaml"), "", "many-mistakes.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := LoadFileOrDefault(tt.path)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LoadFileOrDefault(%q) = %v, %v; want an error naming %s", tt.path, p, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || p.Scheduling.Mode != tt.wantMode {
+				t.Fatalf("LoadFileOrDefault(%q) = %v, %v; want a %s platform", tt.path, p, err, tt.wantMode)
+			}
+		})
+	}
+}
+
 // TestFairshareFixture pins testdata/fairshare.yaml, which other packages'
 // tests use.
 func TestFairshareFixture(t *testing.T) {

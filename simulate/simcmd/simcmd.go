@@ -50,7 +50,7 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	if *output != "table" && *output != "json" {
 		return fmt.Errorf("simulate: --output: got %q, want table or json", *output)
 	}
-	p, err := loadPlatform(*platformFile)
+	p, err := platform.LoadFileOrDefault(*platformFile)
 	if err != nil {
 		return err
 	}
@@ -89,17 +89,6 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 		return simulate.WriteJSON(stdout, rep)
 	}
 	return simulate.WriteTable(stdout, rep)
-}
-
-func loadPlatform(path string) (*platform.Platform, error) {
-	if path == "" {
-		return platform.Default(), nil
-	}
-	p, err := platform.LoadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load platform %s: %w", path, err)
-	}
-	return p, nil
 }
 
 // countingReader counts bytes read, for the progress bar.

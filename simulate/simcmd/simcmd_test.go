@@ -60,6 +60,7 @@ func TestCommandLine(t *testing.T) {
 		{"a trace is required", []string{}, "--trace"},
 		{"an unknown class names its line", []string{"--trace", bad}, "line 3: column class: got \"urgent\""},
 		{"output must be table or json", []string{"--trace", bad, "--output", "xml"}, "want table or json"},
+		{"a missing platform file is named, never replaced by the default", []string{"--trace", bad, "--platform", filepath.Join(dir, "trainq.yaml")}, filepath.Join(dir, "trainq.yaml")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

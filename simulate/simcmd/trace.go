@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/trace"
 )
 
@@ -54,7 +55,7 @@ func generate(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("trace generate: --out: got nothing, want a file or -")
 	}
-	p, err := loadPlatform(*platformFile)
+	p, err := platform.LoadFileOrDefault(*platformFile)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(trace.Formats, *format) {
 		return fmt.Errorf("trace convert: --format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
 	}
-	p, err := loadPlatform(*platformFile)
+	p, err := platform.LoadFileOrDefault(*platformFile)
 	if err != nil {
 		return err
 	}
