@@ -17,26 +17,37 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: got %s, want %s", p.Field, p.Value, p.Allowed)
 }
 
-// Problems is a list of problems.
+// Problems is a list of problems, in the order found. It is the one list
+// of "field: got value, want allowed" problems in trainq: a platform's here,
+// a request's in package contract, which aliases it.
 type Problems []Problem
 
-func (ps *Problems) add(field string, value any, allowed string) {
-	*ps = append(*ps, Problem{Field: field, Value: show(value), Allowed: allowed})
+// Add records that field holds value (rendered by Show) where allowed is
+// allowed.
+func (ps *Problems) Add(field string, value any, allowed string) {
+	*ps = append(*ps, Problem{Field: field, Value: Show(value), Allowed: allowed})
 }
 
-func (ps *Problems) addf(field string, value any, format string, args ...any) {
-	ps.add(field, value, fmt.Sprintf(format, args...))
+// Addf is Add with allowed built by fmt.Sprintf.
+func (ps *Problems) Addf(field string, value any, format string, args ...any) {
+	ps.Add(field, value, fmt.Sprintf(format, args...))
 }
 
-func show(v any) string {
+// Shown is a value already rendered for a message (e.g. "(unknown key)",
+// "an object"); Show returns it as is.
+type Shown string
+
+// Show renders a value received for a message: nil as "nothing", a Shown as
+// is, a string quoted (whole), a decoded list or mapping by its kind ("a
+// list", "a mapping"), anything else as fmt.Sprint prints it.
+func Show(v any) string {
 	switch v := v.(type) {
-	case string:
-		if v == "(unknown key)" {
-			return v
-		}
-		return fmt.Sprintf("%q", v)
 	case nil:
 		return "nothing"
+	case Shown:
+		return string(v)
+	case string:
+		return fmt.Sprintf("%q", v)
 	case []any:
 		return "a list"
 	case map[string]any:

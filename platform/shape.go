@@ -25,7 +25,7 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			ps.add(field, v, "a mapping")
+			ps.Add(field, v, "a mapping")
 			return
 		}
 		fields := jsonFields(t)
@@ -42,7 +42,7 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 					known = append(known, name)
 				}
 				sort.Strings(known)
-				ps.addf(join(path, quoteEmpty(k)), "(unknown key)", "one of: %s", strings.Join(known, ", "))
+				ps.Addf(join(path, quoteEmpty(k)), Shown("(unknown key)"), "one of: %s", strings.Join(known, ", "))
 				continue
 			}
 			checkShape(ps, join(path, k), m[k], f.Type)
@@ -50,7 +50,7 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 	case reflect.Slice:
 		a, ok := v.([]any)
 		if !ok {
-			ps.add(path, v, "a list")
+			ps.Add(path, v, "a list")
 			return
 		}
 		for i, e := range a {
@@ -59,7 +59,7 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
-			ps.add(path, v, "a mapping")
+			ps.Add(path, v, "a mapping")
 			return
 		}
 		keys := make([]string, 0, len(m))
@@ -72,20 +72,20 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {
-			ps.add(path, v, "a string")
+			ps.Add(path, v, "a string")
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
-			ps.add(path, v, "true or false")
+			ps.Add(path, v, "true or false")
 		}
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		f, ok := v.(float64)
 		if !ok || f != float64(int64(f)) {
-			ps.add(path, v, "a whole number")
+			ps.Add(path, v, "a whole number")
 		}
 	case reflect.Float64:
 		if _, ok := v.(float64); !ok {
-			ps.add(path, v, "a number")
+			ps.Add(path, v, "a number")
 		}
 	}
 }

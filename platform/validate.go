@@ -15,7 +15,7 @@ import (
 func (p *Platform) Validate() error {
 	var ps Problems
 	if !namePattern.MatchString(p.Name) {
-		ps.add("name", p.Name, "a letter then up to 31 letters, digits or '-'")
+		ps.Add("name", p.Name, "a letter then up to 31 letters, digits or '-'")
 	}
 	p.validatePools(&ps)
 	p.validateScheduling(&ps)
@@ -32,25 +32,25 @@ func (p *Platform) Validate() error {
 
 func (p *Platform) validatePools(ps *Problems) {
 	if len(p.Pools) == 0 {
-		ps.add("pools", "[]", "at least one instance type with its capacity")
+		ps.Add("pools", "[]", "at least one instance type with its capacity")
 	}
 	seen := map[string]bool{}
 	for i, pool := range p.Pools {
 		f := fmt.Sprintf("pools[%d]", i)
 		checkInstanceType(ps, f+".instanceType", pool.InstanceType)
 		if seen[pool.InstanceType] {
-			ps.add(f+".instanceType", pool.InstanceType, "each instance type once")
+			ps.Add(f+".instanceType", pool.InstanceType, "each instance type once")
 		}
 		seen[pool.InstanceType] = true
 		if pool.Instances < 1 {
-			ps.add(f+".instances", pool.Instances, "at least 1")
+			ps.Add(f+".instances", pool.Instances, "at least 1")
 		}
 	}
 }
 
 func checkInstanceType(ps *Problems, field, v string) {
 	if !batchrules.ValidInstanceType(v) {
-		ps.add(field, v, "a SageMaker instance type such as ml.p5.48xlarge (ml.<family>.<size>)")
+		ps.Add(field, v, "a SageMaker instance type such as ml.p5.48xlarge (ml.<family>.<size>)")
 	}
 }
 
@@ -59,23 +59,23 @@ func (p *Platform) validateScheduling(ps *Problems) {
 	switch s.Mode {
 	case ModeQuota:
 		if s.ShareDecaySeconds != nil {
-			ps.add("scheduling.shareDecaySeconds", *s.ShareDecaySeconds, "no value in quota mode (fairshare only)")
+			ps.Add("scheduling.shareDecaySeconds", *s.ShareDecaySeconds, "no value in quota mode (fairshare only)")
 		}
 		if s.ComputeReservation != nil {
-			ps.add("scheduling.computeReservation", *s.ComputeReservation, "no value in quota mode (fairshare only)")
+			ps.Add("scheduling.computeReservation", *s.ComputeReservation, "no value in quota mode (fairshare only)")
 		}
 	case ModeFairShare:
 		if d := deref(s.ShareDecaySeconds); d < 0 || d > MaxShareDecaySeconds {
-			ps.addf("scheduling.shareDecaySeconds", d, "0 to %d", MaxShareDecaySeconds)
+			ps.Addf("scheduling.shareDecaySeconds", d, "0 to %d", MaxShareDecaySeconds)
 		}
 		if r := deref(s.ComputeReservation); r < 0 || r > MaxComputeReservation {
-			ps.addf("scheduling.computeReservation", r, "0 to %d", MaxComputeReservation)
+			ps.Addf("scheduling.computeReservation", r, "0 to %d", MaxComputeReservation)
 		}
 	default:
-		ps.add("scheduling.mode", string(s.Mode), "quota or fairshare")
+		ps.Add("scheduling.mode", string(s.Mode), "quota or fairshare")
 	}
 	if q := deref(s.QueuePriority); q < 0 || q > MaxQueuePriority {
-		ps.addf("scheduling.queuePriority", q, "0 to %d", MaxQueuePriority)
+		ps.Addf("scheduling.queuePriority", q, "0 to %d", MaxQueuePriority)
 	}
 }
 
@@ -91,56 +91,56 @@ func (p *Platform) validateClasses(ps *Problems) {
 	for i, c := range p.Classes {
 		f := fmt.Sprintf("classes[%d]", i)
 		if !classPattern.MatchString(c.Name) {
-			ps.add(f+".name", c.Name, "a letter then up to 63 letters, digits, '-' or '_'")
+			ps.Add(f+".name", c.Name, "a letter then up to 63 letters, digits, '-' or '_'")
 		}
 		if seen[c.Name] {
-			ps.add(f+".name", c.Name, "a name not used by another class")
+			ps.Add(f+".name", c.Name, "a name not used by another class")
 		}
 		seen[c.Name] = true
 		b := c.Priority
 		if b.Min < 0 || b.Min > MaxSchedulingPriority {
-			ps.addf(f+".priority.min", b.Min, "0 to %d", MaxSchedulingPriority)
+			ps.Addf(f+".priority.min", b.Min, "0 to %d", MaxSchedulingPriority)
 		}
 		if b.Max < 0 || b.Max > MaxSchedulingPriority {
-			ps.addf(f+".priority.max", b.Max, "0 to %d", MaxSchedulingPriority)
+			ps.Addf(f+".priority.max", b.Max, "0 to %d", MaxSchedulingPriority)
 		}
 		if b.Max < b.Min {
-			ps.addf(f+".priority.max", b.Max, "at least priority.min (%d)", b.Min)
+			ps.Addf(f+".priority.max", b.Max, "at least priority.min (%d)", b.Min)
 		}
 		for j := 0; j < i; j++ {
 			o := p.Classes[j].Priority
 			if b.Min <= o.Max && o.Min <= b.Max {
-				ps.addf(f+".priority", fmt.Sprintf("%d-%d", b.Min, b.Max),
+				ps.Addf(f+".priority", fmt.Sprintf("%d-%d", b.Min, b.Max),
 					"a band that does not overlap classes[%d] (%s, %d-%d)", j, p.Classes[j].Name, o.Min, o.Max)
 			}
 		}
 		if c.MaxRuntimeSeconds < 1 || c.MaxRuntimeSeconds > MaxRuntimeSecondsLimit {
-			ps.addf(f+".maxRuntimeSeconds", c.MaxRuntimeSeconds, "1 to %d (28 days)", MaxRuntimeSecondsLimit)
+			ps.Addf(f+".maxRuntimeSeconds", c.MaxRuntimeSeconds, "1 to %d (28 days)", MaxRuntimeSecondsLimit)
 		}
 		if r := deref(c.Retries); r < 0 || r > MaxRetries {
-			ps.addf(f+".retries", r, "0 to %d (Batch allows 1-10 attempts)", MaxRetries)
+			ps.Addf(f+".retries", r, "0 to %d (Batch allows 1-10 attempts)", MaxRetries)
 		}
 		if c.PreemptionRetries != nil && (*c.PreemptionRetries < 0 || *c.PreemptionRetries > MaxPreemptionRetries) {
-			ps.addf(f+".preemptionRetries", *c.PreemptionRetries, "0 to %d, or omitted for unlimited", MaxPreemptionRetries)
+			ps.Addf(f+".preemptionRetries", *c.PreemptionRetries, "0 to %d, or omitted for unlimited", MaxPreemptionRetries)
 		}
 	}
 }
 
 func (p *Platform) validateTeams(ps *Problems) {
 	if len(p.Teams) == 0 {
-		ps.add("teams", "[]", "at least one team")
+		ps.Add("teams", "[]", "at least one team")
 	}
 	quota := p.Scheduling.Mode == ModeQuota
 	known := quota || p.Scheduling.Mode == ModeFairShare
 	if quota && len(p.Teams) > MaxQuotaSharesPerQueue {
-		ps.addf("teams", fmt.Sprintf("%d teams", len(p.Teams)), "at most %d quota shares per queue", MaxQuotaSharesPerQueue)
+		ps.Addf("teams", fmt.Sprintf("%d teams", len(p.Teams)), "at most %d quota shares per queue", MaxQuotaSharesPerQueue)
 	}
 	seen := map[string]bool{}
 	totals := map[string]int{}
 	for i, t := range p.Teams {
 		f := fmt.Sprintf("teams[%d]", i)
 		if seen[t.Name] {
-			ps.add(f+".name", t.Name, "a name not used by another team")
+			ps.Add(f+".name", t.Name, "a name not used by another team")
 		}
 		seen[t.Name] = true
 		if !known {
@@ -149,10 +149,10 @@ func (p *Platform) validateTeams(ps *Problems) {
 		}
 		if !quota {
 			if !batchrules.ValidShareIdentifier(t.Name) {
-				ps.add(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier)")
+				ps.Add(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier)")
 			}
 			if t.Weight < MinWeight || t.Weight > MaxWeight {
-				ps.addf(f+".weight", t.Weight, "%g to %g", MinWeight, MaxWeight)
+				ps.Addf(f+".weight", t.Weight, "%g to %g", MinWeight, MaxWeight)
 			}
 			for _, q := range []struct {
 				field string
@@ -162,49 +162,49 @@ func (p *Platform) validateTeams(ps *Problems) {
 				{"borrowLimitPercent", t.BorrowLimitPercent != nil}, {"inSharePreemption", t.InSharePreemption != nil},
 			} {
 				if q.set {
-					ps.add(f+"."+q.field, "a value", "no value in fairshare mode (quota only)")
+					ps.Add(f+"."+q.field, "a value", "no value in fairshare mode (quota only)")
 				}
 			}
 			continue
 		}
 		if !batchrules.ValidName(t.Name) {
-			ps.add(f+".name", t.Name, "1-128 letters, digits, '-' or '_' (a quota share name)")
+			ps.Add(f+".name", t.Name, "1-128 letters, digits, '-' or '_' (a quota share name)")
 		}
 		if t.Weight != 0 {
-			ps.add(f+".weight", t.Weight, "no value in quota mode (fairshare only)")
+			ps.Add(f+".weight", t.Weight, "no value in quota mode (fairshare only)")
 		}
 		if len(t.Capacity) == 0 {
-			ps.add(f+".capacity", "[]", "1 to 5 instance types with their guaranteed instances")
+			ps.Add(f+".capacity", "[]", "1 to 5 instance types with their guaranteed instances")
 		}
 		if len(t.Capacity) > MaxCapacityLimitsPerShare {
-			ps.addf(f+".capacity", fmt.Sprintf("%d instance types", len(t.Capacity)), "at most %d capacity limits per quota share", MaxCapacityLimitsPerShare)
+			ps.Addf(f+".capacity", fmt.Sprintf("%d instance types", len(t.Capacity)), "at most %d capacity limits per quota share", MaxCapacityLimitsPerShare)
 		}
 		types := map[string]bool{}
 		for j, c := range t.Capacity {
 			cf := fmt.Sprintf("%s.capacity[%d]", f, j)
 			checkInstanceType(ps, cf+".instanceType", c.InstanceType)
 			if types[c.InstanceType] {
-				ps.add(cf+".instanceType", c.InstanceType, "each instance type once per team")
+				ps.Add(cf+".instanceType", c.InstanceType, "each instance type once per team")
 			}
 			types[c.InstanceType] = true
 			if !p.hasPool(c.InstanceType) && batchrules.ValidInstanceType(c.InstanceType) {
-				ps.addf(cf+".instanceType", c.InstanceType, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
+				ps.Addf(cf+".instanceType", c.InstanceType, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
 			}
 			if c.Instances < 1 {
-				ps.add(cf+".instances", c.Instances, "at least 1")
+				ps.Add(cf+".instances", c.Instances, "at least 1")
 			}
 			totals[c.InstanceType] += c.Instances
 		}
 		switch t.Sharing {
 		case StrategyReserve, StrategyLend, StrategyLendAndBorrow:
 		default:
-			ps.add(f+".sharing", string(t.Sharing), "reserve, lend or lend-and-borrow")
+			ps.Add(f+".sharing", string(t.Sharing), "reserve, lend or lend-and-borrow")
 		}
 		if t.BorrowLimitPercent != nil {
 			if t.Sharing != StrategyLendAndBorrow {
-				ps.add(f+".borrowLimitPercent", *t.BorrowLimitPercent, "no value unless sharing is lend-and-borrow (sharing is "+string(t.Sharing)+")")
+				ps.Add(f+".borrowLimitPercent", *t.BorrowLimitPercent, "no value unless sharing is lend-and-borrow (sharing is "+string(t.Sharing)+")")
 			} else if *t.BorrowLimitPercent < -1 {
-				ps.add(f+".borrowLimitPercent", *t.BorrowLimitPercent, "-1 (unlimited) or a percentage of at least 0")
+				ps.Add(f+".borrowLimitPercent", *t.BorrowLimitPercent, "-1 (unlimited) or a percentage of at least 0")
 			}
 		}
 	}
@@ -216,7 +216,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 		sort.Strings(types)
 		for _, it := range types {
 			if pool := p.PoolInstances(it); pool > 0 && totals[it] > pool {
-				ps.addf("teams[*].capacity", fmt.Sprintf("%d × %s in all", totals[it], it),
+				ps.Addf("teams[*].capacity", fmt.Sprintf("%d × %s in all", totals[it], it),
 					"at most the pool's %d × %s", pool, it)
 			}
 		}
@@ -227,7 +227,7 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 	m := p.Monitoring
 	for i, e := range m.AlarmEmails {
 		if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
-			ps.add(fmt.Sprintf("monitoring.alarmEmails[%d]", i), e, "an e-mail address such as oncall@example.com")
+			ps.Add(fmt.Sprintf("monitoring.alarmEmails[%d]", i), e, "an e-mail address such as oncall@example.com")
 		}
 	}
 	names := make([]string, 0, len(m.MaxWaitSeconds))
@@ -238,25 +238,25 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 	for _, name := range names {
 		f := "monitoring.maxWaitSeconds." + name
 		if _, ok := p.Class(name); !ok {
-			ps.addf(f, "(key)", "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+			ps.Addf(f, "(key)", "a class name (%s)", strings.Join(p.ClassNames(), ", "))
 		}
 		if v := m.MaxWaitSeconds[name]; v < 60 || v > 7*24*3600 {
-			ps.add(f, v, "60 to 604800 seconds")
+			ps.Add(f, v, "60 to 604800 seconds")
 		}
 	}
 	if v := m.UtilizationTargetPercent; v < 1 || v > 100 {
-		ps.add("monitoring.utilizationTargetPercent", v, "1 to 100")
+		ps.Add("monitoring.utilizationTargetPercent", v, "1 to 100")
 	}
 	if v := m.IdleAlarmSeconds; v < 60 || v > 86400 || v%60 != 0 {
-		ps.add("monitoring.idleAlarmSeconds", v, "60 to 86400, whole minutes")
+		ps.Add("monitoring.idleAlarmSeconds", v, "60 to 86400, whole minutes")
 	}
 	for i, c := range m.FailureAlarmClasses {
 		if _, ok := p.Class(c); !ok {
-			ps.addf(fmt.Sprintf("monitoring.failureAlarmClasses[%d]", i), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+			ps.Addf(fmt.Sprintf("monitoring.failureAlarmClasses[%d]", i), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
 		}
 	}
 	if !validRetention[m.LogRetentionDays] {
-		ps.add("monitoring.logRetentionDays", m.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")
+		ps.Add("monitoring.logRetentionDays", m.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")
 	}
 }
 
@@ -267,24 +267,24 @@ func (p *Platform) validateSubmission(ps *Problems) {
 		f := fmt.Sprintf("submission.instanceTypes[%d]", i)
 		checkInstanceType(ps, f, it)
 		if batchrules.ValidInstanceType(it) && !p.hasPool(it) {
-			ps.addf(f, it, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
+			ps.Addf(f, it, "an instance type of the pools (%s)", strings.Join(p.InstanceTypes(), ", "))
 		}
 		if seen[it] {
-			ps.add(f, it, "each instance type once")
+			ps.Add(f, it, "each instance type once")
 		}
 		seen[it] = true
 	}
 	for i, sub := range s.Submitters {
 		f := fmt.Sprintf("submission.submitters[%d]", i)
 		if !batchrules.ValidRoleARN(sub.RoleARN) {
-			ps.add(f+".roleArn", sub.RoleARN, "an IAM role ARN such as arn:aws:iam::123456789012:role/pipeline")
+			ps.Add(f+".roleArn", sub.RoleARN, "an IAM role ARN such as arn:aws:iam::123456789012:role/pipeline")
 		}
 		if len(sub.Classes) == 0 {
-			ps.add(f+".classes", "[]", "at least one class name")
+			ps.Add(f+".classes", "[]", "at least one class name")
 		}
 		for j, c := range sub.Classes {
 			if _, ok := p.Class(c); !ok {
-				ps.addf(fmt.Sprintf("%s.classes[%d]", f, j), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+				ps.Addf(fmt.Sprintf("%s.classes[%d]", f, j), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
 			}
 		}
 	}
@@ -295,7 +295,7 @@ func (p *Platform) validateTraining(ps *Problems) {
 	checkURIs := func(field string, uris []string) {
 		for i, u := range uris {
 			if _, allowed := parseS3URI(u); allowed != "" {
-				ps.add(fmt.Sprintf("%s[%d]", field, i), u, allowed)
+				ps.Add(fmt.Sprintf("%s[%d]", field, i), u, allowed)
 			}
 		}
 	}
@@ -303,7 +303,7 @@ func (p *Platform) validateTraining(ps *Problems) {
 	checkURIs("training.s3Write", t.S3Write)
 	for i, r := range t.ECRRepositories {
 		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern.MatchString(r) {
-			ps.add(fmt.Sprintf("training.ecrRepositories[%d]", i), r, "an ECR repository name such as ml/trainer")
+			ps.Add(fmt.Sprintf("training.ecrRepositories[%d]", i), r, "an ECR repository name such as ml/trainer")
 		}
 	}
 	if v := t.VPC; v != nil {
@@ -313,18 +313,18 @@ func (p *Platform) validateTraining(ps *Problems) {
 			"security group", "sg-", "sg-0123456789abcdef0")
 	}
 	if n := len(t.KMSKeys); n > maxTrainingKMSKeys {
-		ps.addf("training.kmsKeys", fmt.Sprintf("%d keys", n), "at most %d KMS keys", maxTrainingKMSKeys)
+		ps.Addf("training.kmsKeys", fmt.Sprintf("%d keys", n), "at most %d KMS keys", maxTrainingKMSKeys)
 	}
 	seen := map[string]bool{}
 	for i, k := range t.KMSKeys {
 		f := fmt.Sprintf("training.kmsKeys[%d]", i)
 		switch {
 		case kmsAliasARNPattern.MatchString(k):
-			ps.add(f, k, "the ARN of the key itself (…:key/ID), not of an alias: IAM evaluates KMS permissions against the key ARN, so a grant on an alias ARN does not reach its key")
+			ps.Add(f, k, "the ARN of the key itself (…:key/ID), not of an alias: IAM evaluates KMS permissions against the key ARN, so a grant on an alias ARN does not reach its key")
 		case !kmsKeyARNPattern.MatchString(k):
-			ps.add(f, k, "a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (the key ID is a UUID, or mrk- and 32 hex digits for a multi-Region key)")
+			ps.Add(f, k, "a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (the key ID is a UUID, or mrk- and 32 hex digits for a multi-Region key)")
 		case seen[k]:
-			ps.add(f, k, "each key once")
+			ps.Add(f, k, "each key once")
 		}
 		seen[k] = true
 	}
@@ -335,18 +335,18 @@ func (p *Platform) validateTraining(ps *Problems) {
 func checkIDs(ps *Problems, field string, ids []string, limit int, re *regexp.Regexp, kind, prefix, example string) {
 	switch {
 	case len(ids) == 0:
-		ps.addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", limit, kind, example)
+		ps.Addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", limit, kind, example)
 	case len(ids) > limit:
-		ps.addf(field, fmt.Sprintf("%d %ss", len(ids), kind), "at most %d %ss (SageMaker VpcConfig takes 1 to %d)", limit, kind, limit)
+		ps.Addf(field, fmt.Sprintf("%d %ss", len(ids), kind), "at most %d %ss (SageMaker VpcConfig takes 1 to %d)", limit, kind, limit)
 	}
 	seen := map[string]bool{}
 	for i, id := range ids {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case !re.MatchString(id):
-			ps.addf(f, id, "a %s ID: %s then 8 or 17 lowercase hex digits, such as %s", kind, prefix, example)
+			ps.Addf(f, id, "a %s ID: %s then 8 or 17 lowercase hex digits, such as %s", kind, prefix, example)
 		case seen[id]:
-			ps.addf(f, id, "each %s once", kind)
+			ps.Addf(f, id, "each %s once", kind)
 		}
 		seen[id] = true
 	}

@@ -67,7 +67,7 @@ func checkExplicitZeros(ps *Problems, path string, v any, t reflect.Type) {
 			field := join(path, name)
 			if f.Tag.Get(zeroTag) == zeroRefuse {
 				if n, ok := fv.(float64); ok && n == 0 {
-					ps.add(field, n, zeroAllowed[fieldKey(t, f)]+zeroHint)
+					ps.Add(field, n, zeroAllowed[fieldKey(t, f)]+zeroHint)
 				}
 				continue
 			}
