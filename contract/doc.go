@@ -7,7 +7,7 @@
 // The CLI, the constructs and the functions all import it, so that a name
 // is spelled once. It holds no logic beyond decoding a request strictly.
 //
-// It is run-time code: it imports nothing of trainq but platform (for
-// Problem), never the AWS SDK, the Lambda runtime, the AWS CDK, jsii or
-// constructs.
+// It is run-time code: it imports nothing of trainq but platform (whose
+// Problems it reports a request's problems with), never the AWS SDK, the
+// Lambda runtime, the AWS CDK, jsii or constructs.
 package contract
