@@ -61,14 +61,21 @@ type ValidationError struct {
 	Problems Problems
 }
 
-func (e *ValidationError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
+func (e *ValidationError) Error() string { return e.Problems.Report("invalid platform") }
+
+// Report lists the problems under heading, one a line:
+//
+//	heading (2 problems):
+//	  - field: got value, want allowed
+//	  - …
+func (ps Problems) Report(heading string) string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
 		lines[i] = "  - " + p.String()
 	}
 	noun := "problems"
-	if len(e.Problems) == 1 {
+	if len(ps) == 1 {
 		noun = "problem"
 	}
-	return fmt.Sprintf("invalid platform (%d %s):\n%s", len(e.Problems), noun, strings.Join(lines, "\n"))
+	return fmt.Sprintf("%s (%d %s):\n%s", heading, len(ps), noun, strings.Join(lines, "\n"))
 }

@@ -48,3 +48,26 @@ func TestProblemsAddAndAddf(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+func TestProblemsReport(t *testing.T) {
+	one := Problems{{Field: "name", Value: `"a b"`, Allowed: "a letter"}}
+	two := append(Problems{}, one[0], Problem{Field: "pools", Value: `"[]"`, Allowed: "at least one"})
+	tests := []struct {
+		name string
+		ps   Problems
+		want string
+	}{
+		{"one problem is one line under the heading", one, "invalid platform (1 problem):\n  - name: got \"a b\", want a letter"},
+		{"problems are listed in order, one a line", two, "invalid platform (2 problems):\n  - name: got \"a b\", want a letter\n  - pools: got \"[]\", want at least one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.ps.Report("invalid platform"); got != tt.want {
+				t.Errorf("Report = %q, want %q", got, tt.want)
+			}
+			if got := (&ValidationError{Problems: tt.ps}).Error(); got != tt.want {
+				t.Errorf("ValidationError = %q, want the report %q", got, tt.want)
+			}
+		})
+	}
+}

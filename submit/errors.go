@@ -2,8 +2,6 @@ package submit
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
@@ -18,7 +16,7 @@ type problems = contract.Problems
 // whose errorType is the Kind.
 type Error struct {
 	Kind     contract.Kind
-	Problems []contract.Problem
+	Problems contract.Problems
 	Message  string
 	Err      error
 }
@@ -30,15 +28,7 @@ func (e *Error) Error() string {
 		}
 		return e.Message
 	}
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = "  - " + p.String()
-	}
-	noun := "problems"
-	if len(e.Problems) == 1 {
-		noun = "problem"
-	}
-	return fmt.Sprintf("%s (%d %s):\n%s", e.Message, len(e.Problems), noun, strings.Join(lines, "\n"))
+	return e.Problems.Report(e.Message)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
