@@ -129,7 +129,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 	var req contract.Request
 	var priority, retries, maxRuntime int
 	tags := tagFlag{}
-	c.fs.StringVar(&file, "file", "", "request JSON file (the function's request; flags override its fields)")
+	c.fs.StringVar(&file, "file", "", "request JSON file (the function's request, decoded strictly; flags override its fields)")
 	c.fs.StringVar(&req.JobName, "job-name", "", "job name (letters, digits, '-' and '_')")
 	c.fs.StringVar(&req.Team, "team", "", "team whose share the job uses")
 	c.fs.IntVar(&priority, "priority", 0, "priority inside the class band, 0-99 (default 50)")
@@ -149,8 +149,11 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			if err != nil {
 				return out, fmt.Errorf("read request: %w", err)
 			}
-			if err := json.Unmarshal(b, &out); err != nil {
-				return out, fmt.Errorf("request file %s: %w", file, err)
+			// Strictly, as the function decodes it: a misspelt field is
+			// named here rather than dropped on the way.
+			var ps contract.Problems
+			if out, ps = contract.DecodeRequest(b); len(ps) > 0 {
+				return out, errors.New(ps.Report("request file " + file))
 			}
 		}
 		set := map[string]bool{}

@@ -119,6 +119,47 @@ func TestSubmitFromFileWithFlagOverrides(t *testing.T) {
 	}
 }
 
+// TestRequestFileIsDecodedStrictly: --file is read as the function reads a
+// request (contract.DecodeRequest), so that a mistake in the file is named,
+// with the file, before anything is invoked.
+func TestRequestFileIsDecodedStrictly(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    []string // what the error must mention, the file aside
+	}{
+		{"a misspelt field is named with the fields allowed", `{"jobNmae":"a","team":"search-ranking","class":"sweep","trainingJob":{}}`,
+			[]string{"(1 problem)", `jobNmae: got an unknown field, want one of: `, "jobName"}},
+		{"a value of the wrong type is named with the type wanted", `{"jobName":"a","team":"search-ranking","class":"sweep","priority":"high","trainingJob":{}}`,
+			[]string{`priority: got "high", want a whole number`}},
+		{"every mistake is named at once", `{"jobNmae":"a","tags":["x"],"class":"sweep"}`,
+			[]string{"(2 problems)", "jobNmae: got an unknown field", "tags: got a list, want an object of string values"}},
+		{"text that is not JSON is named as such", `jobName: a`,
+			[]string{"request: got text that is not JSON, want a JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fakeLambda(t, answer, "")
+			file := filepath.Join(t.TempDir(), "request.json")
+			if err := os.WriteFile(file, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := client.Run(context.Background(), "submit", []string{"--file", file}, io.Discard, io.Discard)
+			if err == nil {
+				t.Fatal("no error, want the file's mistakes")
+			}
+			for _, w := range append([]string{"trainq submit: request file " + file}, tt.want...) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if len(*got) != 0 {
+				t.Errorf("%d invocations, want none", len(*got))
+			}
+		})
+	}
+}
+
 func TestJobCommandsSendTheirAction(t *testing.T) {
 	tests := []struct {
 		name      string
