@@ -8,6 +8,7 @@
 // is spelled once. It holds no logic beyond decoding a request strictly.
 //
 // It is run-time code: it imports nothing of trainq but platform (whose
-// Problems it reports a request's problems with), never the AWS SDK, the
-// Lambda runtime, the AWS CDK, jsii or constructs.
+// Problems it reports a request's problems with) and batchrules (Batch's
+// limits its own are derived from), never the AWS SDK, the Lambda runtime,
+// the AWS CDK, jsii or constructs.
 package contract

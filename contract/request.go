@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/trainq/trainq/batchrules"
 )
 
 // Actions a request may name in its action field.
@@ -89,12 +91,12 @@ const (
 	JobNameSuffixLength = 8
 	// MaxJobNameLength leaves room for the idempotency suffix in AWS Batch's
 	// 128-character job names: 128 - 1 - 8 = 119.
-	MaxJobNameLength = 128 - len("-") - JobNameSuffixLength
+	MaxJobNameLength = batchrules.MaxNameLength - len("-") - JobNameSuffixLength
 	// MaxIdempotencyKeyLength bounds idempotency keys.
 	MaxIdempotencyKeyLength = 256
 	// MaxCallerTags leaves room for trainq's own four tags (Tags) in AWS
 	// Batch's 50: 50 - 4 = 46.
-	MaxCallerTags = 50 - 4
+	MaxCallerTags = batchrules.MaxTags - 4
 )
 
 // requestFields maps each JSON key of a request to its Go field index.
