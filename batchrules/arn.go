@@ -12,9 +12,43 @@ import (
 // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsidentityandaccessmanagementiam.html).
 
 var (
-	queueARNPattern = regexp.MustCompile(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):job-queue/(.+)$`)
+	// batchARNPattern: arn:PARTITION:batch:REGION:ACCOUNT:RESOURCE-TYPE/NAME.
+	batchARNPattern = regexp.MustCompile(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):([a-z-]+)/(.+)$`)
 	roleARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
 )
+
+// Resource types of the Batch ARNs trainq reads.
+const (
+	resourceJobQueue           = "job-queue"
+	resourceServiceEnvironment = "service-environment"
+	resourceSchedulingPolicy   = "scheduling-policy"
+)
+
+// batchARN is the partition, Region, account and name of s, a Batch ARN of
+// resource type resource whose name is a ValidName; ok is false otherwise.
+func batchARN(s, resource string) (partition, region, account, name string, ok bool) {
+	m := batchARNPattern.FindStringSubmatch(s)
+	if m == nil || m[4] != resource || !ValidName(m[5]) {
+		return "", "", "", "", false
+	}
+	return m[1], m[2], m[3], m[5], true
+}
+
+// ValidServiceEnvironmentARN reports whether s is a service environment's
+// ARN, arn:PARTITION:batch:REGION:ACCOUNT:service-environment/NAME, with a
+// ValidName.
+func ValidServiceEnvironmentARN(s string) bool {
+	_, _, _, _, ok := batchARN(s, resourceServiceEnvironment)
+	return ok
+}
+
+// ValidSchedulingPolicyARN reports whether s is a scheduling policy's ARN,
+// arn:PARTITION:batch:REGION:ACCOUNT:scheduling-policy/NAME, with a
+// ValidName.
+func ValidSchedulingPolicyARN(s string) bool {
+	_, _, _, _, ok := batchARN(s, resourceSchedulingPolicy)
+	return ok
+}
 
 // MaxRolePathAndNameLength bounds what follows "role/" in a role ARN: the
 // role's path (at most 512 characters) and name (at most 64), checked
@@ -29,11 +63,11 @@ type JobQueueARN struct {
 
 // ParseJobQueueARN parses a job queue ARN; the name must be a ValidName.
 func ParseJobQueueARN(s string) (JobQueueARN, error) {
-	m := queueARNPattern.FindStringSubmatch(s)
-	if m == nil || !ValidName(m[4]) {
+	partition, region, account, name, ok := batchARN(s, resourceJobQueue)
+	if !ok {
 		return JobQueueARN{}, fmt.Errorf("got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", s)
 	}
-	return JobQueueARN{Partition: m[1], Region: m[2], Account: m[3], Name: m[4]}, nil
+	return JobQueueARN{Partition: partition, Region: region, Account: account, Name: name}, nil
 }
 
 func (a JobQueueARN) String() string {

@@ -118,3 +118,34 @@ func TestValidRoleARN(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherBatchARNs: service environment and scheduling policy ARNs have
+// the shape of the service authorization reference's resource types
+// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html#awsbatch-resources-for-iam-policies),
+// each with a Batch name.
+func TestOtherBatchARNs(t *testing.T) {
+	const account = "arn:aws:batch:us-east-1:123456789012:"
+	tests := []struct {
+		name  string
+		valid func(string) bool
+		in    string
+		want  bool
+	}{
+		{"a service environment ARN names its environment", batchrules.ValidServiceEnvironmentARN, account + "service-environment/trainq-gpu-pool", true},
+		{"a service environment ARN in another partition", batchrules.ValidServiceEnvironmentARN, "arn:aws-cn:batch:cn-north-1:123456789012:service-environment/pool", true},
+		{"a queue is no service environment", batchrules.ValidServiceEnvironmentARN, account + "job-queue/trainq-gpu-pool", false},
+		{"a service environment name is a Batch name", batchrules.ValidServiceEnvironmentARN, account + "service-environment/a.b", false},
+		{"a service environment name has at most 128 characters", batchrules.ValidServiceEnvironmentARN, account + "service-environment/" + strings.Repeat("p", 129), false},
+		{"a service environment ARN has a 12-digit account", batchrules.ValidServiceEnvironmentARN, "arn:aws:batch:us-east-1:1234:service-environment/pool", false},
+		{"a scheduling policy ARN names its policy", batchrules.ValidSchedulingPolicyARN, account + "scheduling-policy/trainq-quota", true},
+		{"a service environment is no scheduling policy", batchrules.ValidSchedulingPolicyARN, account + "service-environment/trainq-quota", false},
+		{"a scheduling policy needs a name", batchrules.ValidSchedulingPolicyARN, account + "scheduling-policy/", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.valid(tt.in); got != tt.want {
+				t.Errorf("valid(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
