@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/trainq/trainq/contract"
@@ -14,9 +15,10 @@ import (
 	"github.com/trainq/trainq/platform"
 )
 
-// Alarm names: the keys of Monitor.Alarms. The CloudWatch alarm name is the
-// platform name, a dash, and this name. This is the one place that names
-// alarms.
+// Alarm names: the keys of AlarmFactory.Alarms and Monitor.Alarms. The
+// CloudWatch alarm name is the factory's AlarmNamePrefix followed by this
+// name, and the construct id "Alarm-" followed by it (AlarmFactory.AddAlarm
+// is the one place that names alarms).
 const (
 	AlarmIdleCapacity         = "idle-capacity"
 	AlarmSubmitterErrors      = "submitter-errors"
@@ -35,108 +37,321 @@ func AlarmJobFailed(class string) string { return "job-failed-" + class }
 // AlarmOldestWait names the alarm on the oldest waiting job of class.
 func AlarmOldestWait(class string) string { return "oldest-wait-" + class }
 
-// alarmSpec is one alarm: what it watches and when it fires.
-type alarmSpec struct {
-	name        string
-	description string
-	metric      awscloudwatch.IMetric
-	threshold   float64
-	comparison  awscloudwatch.ComparisonOperator
-	periods     int
-	// missing says how missing data counts; each alarm chooses deliberately.
-	missing awscloudwatch.TreatMissingData
+// IAlarmActionStrategy decides what an alarm does when it changes state:
+// notify trainq's topic (NewAlarmTopic), yours (NotifyTopic), or nothing
+// (NoAlarmActions).
+type IAlarmActionStrategy interface {
+	// AddActions adds the strategy's actions to alarm.
+	AddActions(alarm awscloudwatch.Alarm)
+}
+
+type notifyTopic struct{ topic awssns.ITopic }
+
+// NotifyTopic notifies topic when an alarm fires and when it clears. The
+// topic's policy must let cloudwatch.amazonaws.com publish (sns:Publish)
+// and, when it is encrypted, its key must let CloudWatch use it
+// (kms:Decrypt, kms:GenerateDataKey*); NewAlarmTopic's does.
+func NotifyTopic(topic awssns.ITopic) IAlarmActionStrategy { return notifyTopic{topic} }
+
+func (n notifyTopic) AddActions(alarm awscloudwatch.Alarm) {
+	action := awscloudwatchactions.NewSnsAction(n.topic)
+	alarm.AddAlarmAction(action)
+	alarm.AddOkAction(action)
+}
+
+type noActions struct{}
+
+// NoAlarmActions leaves alarms without actions, for alarms that only show
+// on a dashboard or feed a composite alarm.
+func NoAlarmActions() IAlarmActionStrategy { return noActions{} }
+
+func (noActions) AddActions(awscloudwatch.Alarm) {}
+
+// AlarmFactoryProps configure an AlarmFactory.
+type AlarmFactoryProps struct {
+	// AlarmNamePrefix starts every alarm's name. NewAlarmTopic allows
+	// exactly the alarms whose names start with its prefix to publish.
+	// Default: "trainq-".
+	AlarmNamePrefix string
+	// Actions is what every alarm does when it changes state.
+	// Default: NoAlarmActions().
+	Actions IAlarmActionStrategy
+}
+
+// AlarmFactory creates alarms in one scope with one naming rule and one
+// action strategy, so that a fleet of alarms stays consistent. It is not a
+// construct: its alarms are children of its scope.
+type AlarmFactory struct {
+	scope   constructs.Construct
+	prefix  string
+	actions IAlarmActionStrategy
+	alarms  map[string]awscloudwatch.Alarm
+	order   []string
+}
+
+// NewAlarmFactory returns a factory of alarms in scope.
+func NewAlarmFactory(scope constructs.Construct, props *AlarmFactoryProps) *AlarmFactory {
+	if props == nil {
+		props = &AlarmFactoryProps{}
+	}
+	f := &AlarmFactory{scope: scope, prefix: props.AlarmNamePrefix, actions: props.Actions, alarms: map[string]awscloudwatch.Alarm{}}
+	if f.prefix == "" {
+		f.prefix = platform.DefaultName + "-"
+	}
+	if f.actions == nil {
+		f.actions = NoAlarmActions()
+	}
+	return f
+}
+
+// AlarmProps say what one alarm watches and when it fires.
+type AlarmProps struct {
+	// Description says what firing means and how missing data counts.
+	// Required.
+	Description string
+	// Metric is what the alarm watches. Required.
+	Metric awscloudwatch.IMetric
+	// Threshold is the value compared with the metric.
+	Threshold float64
+	// Comparison compares metric and threshold.
+	// Default: GREATER_THAN_OR_EQUAL_TO_THRESHOLD.
+	Comparison awscloudwatch.ComparisonOperator
+	// Periods is how many consecutive breaching periods fire the alarm.
+	// Default: 1.
+	Periods int
+	// TreatMissingData says how missing data counts. Default: NOT_BREACHING
+	// (no data: nothing happened).
+	TreatMissingData awscloudwatch.TreatMissingData
+}
+
+// AddAlarm creates the alarm name (id "Alarm-"+name, CloudWatch name
+// prefix+name) with the factory's actions.
+func (f *AlarmFactory) AddAlarm(name string, props *AlarmProps) awscloudwatch.Alarm {
+	if _, dup := f.alarms[name]; dup {
+		addError(f.scope, "trainq.AlarmFactory: alarm %q is added twice; want each alarm name once", name)
+	}
+	periods := props.Periods
+	if periods < 1 {
+		periods = 1
+	}
+	cmp := props.Comparison
+	if cmp == "" {
+		cmp = awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD
+	}
+	missing := props.TreatMissingData
+	if missing == "" {
+		missing = awscloudwatch.TreatMissingData_NOT_BREACHING
+	}
+	a := awscloudwatch.NewAlarm(f.scope, jsii.String("Alarm-"+name), &awscloudwatch.AlarmProps{
+		AlarmName:          jsii.String(f.AlarmName(name)),
+		AlarmDescription:   jsii.String(props.Description),
+		Metric:             props.Metric,
+		Threshold:          jsii.Number(props.Threshold),
+		ComparisonOperator: cmp,
+		EvaluationPeriods:  jsii.Number(periods),
+		DatapointsToAlarm:  jsii.Number(periods),
+		TreatMissingData:   missing,
+	})
+	f.actions.AddActions(a)
+	f.alarms[name] = a
+	f.order = append(f.order, name)
+	return a
+}
+
+// AlarmName is the CloudWatch name of the alarm name.
+func (f *AlarmFactory) AlarmName(name string) string { return f.prefix + name }
+
+// AlarmNamePrefix starts every alarm name of the factory.
+func (f *AlarmFactory) AlarmNamePrefix() string { return f.prefix }
+
+// Alarms are the factory's alarms by name.
+func (f *AlarmFactory) Alarms() map[string]awscloudwatch.Alarm {
+	out := make(map[string]awscloudwatch.Alarm, len(f.alarms))
+	for k, v := range f.alarms {
+		out[k] = v
+	}
+	return out
+}
+
+// Ordered are the factory's alarms in the order they were added.
+func (f *AlarmFactory) Ordered() []awscloudwatch.Alarm {
+	out := make([]awscloudwatch.Alarm, len(f.order))
+	for i, n := range f.order {
+		out[i] = f.alarms[n]
+	}
+	return out
 }
 
 const minute = 60
 
-func (m *monitor) alarm(s alarmSpec) {
-	a := awscloudwatch.NewAlarm(m.Construct, jsii.String("Alarm-"+s.name), &awscloudwatch.AlarmProps{
-		AlarmName:          jsii.String(alarmNamePrefix(m.p) + s.name),
-		AlarmDescription:   jsii.String(s.description),
-		Metric:             s.metric,
-		Threshold:          jsii.Number(s.threshold),
-		ComparisonOperator: s.comparison,
-		EvaluationPeriods:  jsii.Number(s.periods),
-		DatapointsToAlarm:  jsii.Number(s.periods),
-		TreatMissingData:   s.missing,
-	})
-	action := awscloudwatchactions.NewSnsAction(m.topic)
-	a.AddAlarmAction(action)
-	a.AddOkAction(action)
-	m.alarms[s.name] = a
-	m.order = append(m.order, s.name)
+// QueueAlarmThresholds are when a queue's alarms fire.
+type QueueAlarmThresholds struct {
+	// MaxWaitSeconds is, per class, how long the oldest runnable job may wait
+	// before that class's oldest-wait alarm. Default: production 900,
+	// research 7200, sweep 43200, any other class 3600.
+	MaxWaitSeconds map[string]int
+	// FailedJobClasses are the classes whose every failed job fires an
+	// alarm. Default: production, when there is such a class; an empty,
+	// non-nil list means none.
+	FailedJobClasses []string
+	// UtilizationTargetPercent is the capacity utilization below which idle
+	// capacity while jobs wait fires the idle-capacity alarm, 1–100.
+	// Default: 80.
+	UtilizationTargetPercent int
+	// IdleAlarmSeconds is how long utilization must stay below target while
+	// jobs are runnable before the idle-capacity alarm fires, whole minutes,
+	// 60–86400. Default: 1800.
+	IdleAlarmSeconds int
 }
 
-func period(seconds int) awscdk.Duration { return awscdk.Duration_Seconds(jsii.Number(seconds)) }
+// QueueAlarmThresholdsFromPlatform are p's thresholds.
+func QueueAlarmThresholdsFromPlatform(p *platform.Platform) *QueueAlarmThresholds {
+	mon := p.Monitoring
+	waits := map[string]int{}
+	for k, v := range mon.MaxWaitSeconds {
+		waits[k] = v
+	}
+	return &QueueAlarmThresholds{
+		MaxWaitSeconds:           waits,
+		FailedJobClasses:         append([]string{}, mon.FailureAlarmClasses...),
+		UtilizationTargetPercent: mon.UtilizationTargetPercent,
+		IdleAlarmSeconds:         mon.IdleAlarmSeconds,
+	}
+}
 
-// addAlarms creates every alarm of the platform.
-func (m *monitor) addAlarms(sub Submitter) {
-	mon := m.p.Monitoring
-	ge := awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD
-	notBreaching := awscloudwatch.TreatMissingData_NOT_BREACHING
-	for _, class := range mon.FailureAlarmClasses {
-		m.alarm(alarmSpec{
-			name:        AlarmJobFailed(class),
-			description: fmt.Sprintf("A %s job failed. Missing data: no job ended, not breaching.", class),
-			metric:      m.Metric(metrics.JobsFailed, map[string]string{metrics.Class: class}, &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: period(minute)}),
-			threshold:   1, comparison: ge, periods: 1, missing: notBreaching,
+// resolve applies the defaults for classes and checks the thresholds.
+func (t *QueueAlarmThresholds) resolve(classes []string) (QueueAlarmThresholds, []string) {
+	var r QueueAlarmThresholds
+	if t != nil {
+		r = *t
+	}
+	var problems []string
+	waits := map[string]int{}
+	for _, c := range classes {
+		p := platform.Platform{Classes: []platform.Class{{Name: c}}, Monitoring: platform.Monitoring{MaxWaitSeconds: map[string]int{}}}
+		p.ApplyDefaults()
+		waits[c] = p.Monitoring.MaxWaitSeconds[c]
+	}
+	for c, v := range r.MaxWaitSeconds {
+		if !containsString(classes, c) {
+			problems = append(problems, fmt.Sprintf("MaxWaitSeconds has class %q, which is not a class (%s)", c, strings.Join(classes, ", ")))
+		}
+		if v < 1 {
+			problems = append(problems, fmt.Sprintf("MaxWaitSeconds[%q] is %d; want at least 1", c, v))
+		}
+		waits[c] = v
+	}
+	r.MaxWaitSeconds = waits
+	if r.FailedJobClasses == nil {
+		r.FailedJobClasses = []string{}
+		if containsString(classes, "production") {
+			r.FailedJobClasses = []string{"production"}
+		}
+	}
+	for i, c := range r.FailedJobClasses {
+		if !containsString(classes, c) {
+			problems = append(problems, fmt.Sprintf("FailedJobClasses[%d] is %q, which is not a class (%s)", i, c, strings.Join(classes, ", ")))
+		}
+	}
+	if r.UtilizationTargetPercent == 0 {
+		r.UtilizationTargetPercent = platform.DefaultUtilizationTargetPercent
+	}
+	if r.UtilizationTargetPercent < 1 || r.UtilizationTargetPercent > 100 {
+		problems = append(problems, fmt.Sprintf("UtilizationTargetPercent is %d; want 1 to 100", r.UtilizationTargetPercent))
+	}
+	if r.IdleAlarmSeconds == 0 {
+		r.IdleAlarmSeconds = platform.DefaultIdleAlarmSeconds
+	}
+	if r.IdleAlarmSeconds < minute || r.IdleAlarmSeconds > 86400 || r.IdleAlarmSeconds%minute != 0 {
+		problems = append(problems, fmt.Sprintf("IdleAlarmSeconds is %d; want whole minutes from 60 to 86400", r.IdleAlarmSeconds))
+	}
+	return r, problems
+}
+
+// AddQueueAlarms adds queue's alarms: a failed job of each of
+// FailedJobClasses, the oldest waiting job of each class, and idle capacity
+// while jobs wait. classes are the platform's class names; thresholds nil
+// means every default. Thresholds naming unknown classes are validation
+// errors.
+func (f *AlarmFactory) AddQueueAlarms(queue ITrainingQueue, classes []string, thresholds *QueueAlarmThresholds) {
+	t, problems := thresholds.resolve(classes)
+	for _, p := range problems {
+		addError(f.scope, "trainq.QueueAlarmThresholds: %s", p)
+	}
+	for _, class := range t.FailedJobClasses {
+		f.AddAlarm(AlarmJobFailed(class), &AlarmProps{
+			Description: fmt.Sprintf("A %s job failed. Missing data: no job ended, not breaching.", class),
+			Metric:      queue.MetricJobsFailed(class, statPeriod("Sum", minute, "")),
+			Threshold:   1,
 		})
 	}
-	for _, class := range m.p.ClassNames() {
-		limit := mon.MaxWaitSeconds[class]
-		m.alarm(alarmSpec{
-			name: AlarmOldestWait(class),
-			description: fmt.Sprintf("The oldest waiting %s job has waited more than %d s. "+
+	for _, class := range classes {
+		limit := t.MaxWaitSeconds[class]
+		f.AddAlarm(AlarmOldestWait(class), &AlarmProps{
+			Description: fmt.Sprintf("The oldest waiting %s job has waited more than %d s. "+
 				"Missing data: no %s job is waiting, not breaching.", class, limit, class),
-			metric:    m.Metric(metrics.OldestRunnableSeconds, map[string]string{metrics.Class: class}, &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period(minute)}),
-			threshold: float64(limit), comparison: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD, periods: 1, missing: notBreaching,
+			Metric:     queue.MetricOldestRunnableSeconds(class, statPeriod("Maximum", minute, "")),
+			Threshold:  float64(limit),
+			Comparison: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
 		})
 	}
 	idle := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String(fmt.Sprintf("IF(runnable > 0 AND utilization < %d, 1, 0)", mon.UtilizationTargetPercent)),
+		Expression: jsii.String(fmt.Sprintf("IF(runnable > 0 AND utilization < %d, 1, 0)", t.UtilizationTargetPercent)),
 		UsingMetrics: &map[string]awscloudwatch.IMetric{
-			"utilization": m.Metric(metrics.CapacityUtilization, nil, &awscloudwatch.MetricOptions{Statistic: jsii.String("Average"), Period: period(minute)}),
-			"runnable":    m.Metric(metrics.RunnableJobs, nil, &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period(minute)}),
+			"utilization": queue.MetricCapacityUtilization("", statPeriod("Average", minute, "")),
+			"runnable":    queue.MetricRunnableJobs("", statPeriod("Maximum", minute, "")),
 		},
 		Label:  jsii.String("idle capacity while jobs wait (1 = yes)"),
 		Period: period(minute),
 	})
-	m.alarm(alarmSpec{
-		name: AlarmIdleCapacity,
-		description: fmt.Sprintf("Capacity utilization stayed below %d%% while jobs were runnable for %d minutes. "+
+	f.AddAlarm(AlarmIdleCapacity, &AlarmProps{
+		Description: fmt.Sprintf("Capacity utilization stayed below %d%% while jobs were runnable for %d minutes. "+
 			"Missing data: the poller wrote nothing, not breaching (the poller-errors alarm covers a broken poller).",
-			mon.UtilizationTargetPercent, mon.IdleAlarmSeconds/minute),
-		metric:    idle,
-		threshold: 1, comparison: ge, periods: mon.IdleAlarmSeconds / minute, missing: notBreaching,
+			t.UtilizationTargetPercent, t.IdleAlarmSeconds/minute),
+		Metric:    idle,
+		Threshold: 1,
+		Periods:   t.IdleAlarmSeconds / minute,
 	})
-	fnAlarm := func(name, what string, metric awscloudwatch.IMetric) {
-		m.alarm(alarmSpec{
-			name:        name,
-			description: what + " in the last 5 minutes. Missing data: no invocation, not breaching.",
-			metric:      metric, threshold: 1, comparison: ge, periods: 1, missing: notBreaching,
-		})
+}
+
+// AddSubmitterAlarms adds the submission function's alarms: submissions
+// that failed on AWS's side (the queue's SubmissionErrors of the paging
+// error types), Lambda throttles, and the dead-letter queue when the
+// submitter has one.
+func (f *AlarmFactory) AddSubmitterAlarms(queue ITrainingQueue, sub ISubmitter) {
+	f.AddAlarm(AlarmSubmitterErrors, &AlarmProps{
+		Description: "Submissions failed on AWS's side (" + strings.Join(PagingSubmissionErrors(), ", ") + ") " +
+			"in the last 5 minutes; callers' mistakes do not count. Missing data: no failed submission, not breaching.",
+		Metric:    submissionFailures(queue),
+		Threshold: 1,
+	})
+	f.fnAlarm(AlarmSubmitterThrottles, "Lambda throttled the submission function", sub.MetricThrottles(statPeriod("Sum", 5*minute, "")))
+	if dlq := sub.DeadLetterQueue(); dlq != nil {
+		f.fnAlarm(AlarmSubmitterDeadLetters, "Asynchronous submissions failed every retry and wait in the dead-letter queue",
+			dlq.MetricApproximateNumberOfMessagesVisible(statPeriod("Maximum", 5*minute, "")))
 	}
-	sum5 := &awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: period(5 * minute)}
-	max5 := &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period(5 * minute)}
-	if sub != nil {
-		m.alarm(alarmSpec{
-			name: AlarmSubmitterErrors,
-			description: "Submissions failed on AWS's side (" + strings.Join(PagingSubmissionErrors(), ", ") + ") " +
-				"in the last 5 minutes; callers' mistakes do not count. Missing data: no failed submission, not breaching.",
-			metric:    m.submissionFailures(),
-			threshold: 1, comparison: ge, periods: 1, missing: notBreaching,
-		})
-		fnAlarm(AlarmSubmitterThrottles, "Lambda throttled the submission function", sub.MetricThrottles(sum5))
-		fnAlarm(AlarmSubmitterDeadLetters, "Asynchronous submissions failed every retry and wait in the dead-letter queue",
-			sub.DeadLetterQueue().MetricApproximateNumberOfMessagesVisible(max5))
-	}
-	fnAlarm(AlarmObserverErrors, "The observer function failed", m.observer.MetricErrors(sum5))
-	fnAlarm(AlarmObserverThrottles, "Lambda throttled the observer function", m.observer.MetricThrottles(sum5))
-	fnAlarm(AlarmPollerErrors, "The poller function failed", m.poller.MetricErrors(sum5))
-	fnAlarm(AlarmEventsRejected, "The observer could not read some Batch events (see its log for the reason)",
-		m.Metric(metrics.EventsRejected, nil, sum5))
-	fnAlarm(AlarmEventDeadLetters, "Batch events could not be delivered to the observer and wait in the dead-letter queue",
-		m.dlq.MetricApproximateNumberOfMessagesVisible(max5))
+}
+
+// AddPipelineAlarms adds the monitoring pipeline's alarms: its functions'
+// errors and throttles, events the observer could not read, and events that
+// could not be delivered.
+func (f *AlarmFactory) AddPipelineAlarms(p MonitoringPipeline) {
+	sum5 := statPeriod("Sum", 5*minute, "")
+	f.fnAlarm(AlarmObserverErrors, "The observer function failed", p.Observer().MetricErrors(sum5))
+	f.fnAlarm(AlarmObserverThrottles, "Lambda throttled the observer function", p.Observer().MetricThrottles(sum5))
+	f.fnAlarm(AlarmPollerErrors, "The poller function failed", p.Poller().MetricErrors(sum5))
+	f.fnAlarm(AlarmEventsRejected, "The observer could not read some Batch events (see its log for the reason)",
+		p.Queue().Metric(metrics.EventsRejected, nil, sum5))
+	f.fnAlarm(AlarmEventDeadLetters, "Batch events could not be delivered to the observer and wait in the dead-letter queue",
+		p.DeadLetterQueue().MetricApproximateNumberOfMessagesVisible(statPeriod("Maximum", 5*minute, "")))
+}
+
+func (f *AlarmFactory) fnAlarm(name, what string, metric awscloudwatch.IMetric) {
+	f.AddAlarm(name, &AlarmProps{
+		Description: what + " in the last 5 minutes. Missing data: no invocation, not breaching.",
+		Metric:      metric,
+		Threshold:   1,
+	})
 }
 
 // PagingSubmissionErrors are the submission errorTypes that page on-call:
@@ -151,16 +366,15 @@ func PagingSubmissionErrors() []string {
 	return out
 }
 
-// submissionFailures sums SubmissionErrors of the paging error types over 5
-// minutes.
-func (m *monitor) submissionFailures() awscloudwatch.IMetric {
+// submissionFailures sums the queue's SubmissionErrors of the paging error
+// types over 5 minutes.
+func submissionFailures(queue ITrainingQueue) awscloudwatch.IMetric {
 	using := map[string]awscloudwatch.IMetric{}
 	expr := ""
 	kinds := PagingSubmissionErrors()
 	for i, kind := range kinds {
 		id := fmt.Sprintf("e%d", i)
-		using[id] = m.Metric(metrics.SubmissionErrors, map[string]string{metrics.ErrorType: kind},
-			&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: period(5 * minute)})
+		using[id] = queue.MetricSubmissionErrors(kind, statPeriod("Sum", 5*minute, ""))
 		if expr != "" {
 			expr += " + "
 		}
@@ -174,6 +388,11 @@ func (m *monitor) submissionFailures() awscloudwatch.IMetric {
 	})
 }
 
-// alarmNamePrefix starts the name of every alarm of a platform; the alarm
-// topic and its key allow exactly the alarms so named.
-func alarmNamePrefix(p *platform.Platform) string { return p.Name + "-" }
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -2,10 +2,13 @@ package constructs
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsbatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/trainq/trainq/batchrules"
 )
 
 // InstanceCapacity is a number of instances of one SageMaker instance type.
@@ -22,9 +25,15 @@ type ICapacityPool interface {
 	// ServiceEnvironmentArn is the ARN of the service environment.
 	ServiceEnvironmentArn() *string
 	// QuotaManaged reports whether the pool limits capacity per instance type
-	// (quota management), which allows exactly one job queue with quota
-	// shares. Imported pools report what the importer said.
+	// (quota management), which allows exactly one job queue, with quota
+	// shares.
 	QuotaManaged() bool
+	// InstanceTypes are the pool's limits per instance type when it is
+	// quota-managed, else nil.
+	InstanceTypes() []InstanceCapacity
+	// TotalInstances is the pool's NUM_INSTANCES limit when it is not
+	// quota-managed, else 0.
+	TotalInstances() int
 }
 
 // CapacityPoolProps configures a CapacityPool. Set exactly one of
@@ -52,37 +61,58 @@ type CapacityPool interface {
 	Resource() awsbatch.CfnServiceEnvironment
 }
 
-type capacityPool struct {
+// pool is what created and imported pools share: their limits and the
+// queues they serve.
+type pool struct {
 	constructs.Construct
-	resource awsbatch.CfnServiceEnvironment
-	quota    bool
-	queues   int
+	types  []InstanceCapacity
+	total  int
+	queues []string
 }
 
-// queueAttacher is implemented by pools that know their queues: a
+func (p *pool) QuotaManaged() bool                { return len(p.types) > 0 }
+func (p *pool) InstanceTypes() []InstanceCapacity { return append([]InstanceCapacity(nil), p.types...) }
+func (p *pool) TotalInstances() int               { return p.total }
+
+// queueServer is implemented by pools that know the queues they serve: a
 // quota-managed service environment serves exactly one job queue.
-type queueAttacher interface {
-	attachQueue() error
+type queueServer interface {
+	serveQueue(queuePath string)
 }
 
-func (p *capacityPool) attachQueue() error {
-	if p.quota && p.queues > 0 {
-		return fmt.Errorf("Pool %s limits capacity per instance type (quota management) and already serves a job queue; Batch allows exactly one queue on such a pool", *p.Node().Path())
+func (p *pool) serveQueue(queuePath string) { p.queues = append(p.queues, queuePath) }
+
+// checkQueues is the pool's validation: a quota-managed pool serves at most
+// one queue of the app.
+func (p *pool) checkQueues(kind string) func() []string {
+	return func() []string {
+		if p.QuotaManaged() && len(p.queues) > 1 {
+			return []string{fmt.Sprintf("%s: serves %d job queues (%s); a pool with InstanceTypes (quota management) serves exactly one job queue",
+				kind, len(p.queues), strings.Join(p.queues, ", "))}
+		}
+		return nil
 	}
-	p.queues++
-	return nil
 }
 
-// NewCapacityPool creates a service environment for SageMaker Training. It
-// panics with the construct path, prop and value when the props are invalid.
+type capacityPool struct {
+	*pool
+	resource awsbatch.CfnServiceEnvironment
+}
+
+// NewCapacityPool creates a service environment for SageMaker Training.
+// Invalid props fail synthesis with a message naming the prop, its value
+// and what is allowed.
 func NewCapacityPool(scope constructs.Construct, id string, props *CapacityPoolProps) CapacityPool {
 	if props == nil {
 		props = &CapacityPoolProps{}
 	}
-	if err := validatePoolProps(props); err != nil {
-		panic(fmt.Sprintf("trainq.CapacityPool %s/%s: %v", nodePath(scope), id, err))
-	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
+	if err := validatePoolProps(props); err != nil {
+		addError(c, "trainq.CapacityPool: %v", err)
+	}
+	if props.ServiceEnvironmentName != "" && !validName(props.ServiceEnvironmentName) {
+		addError(c, "trainq.CapacityPool: ServiceEnvironmentName is %q; want 1-128 letters, digits, '-' or '_'", props.ServiceEnvironmentName)
+	}
 	limits := capacityLimits(props)
 	res := awsbatch.NewCfnServiceEnvironment(c, jsii.String("Resource"), &awsbatch.CfnServiceEnvironmentProps{
 		ServiceEnvironmentType: jsii.String("SAGEMAKER_TRAINING"),
@@ -91,7 +121,12 @@ func NewCapacityPool(scope constructs.Construct, id string, props *CapacityPoolP
 		State:                  jsii.String("ENABLED"),
 		Tags:                   tagMap(props.Tags),
 	})
-	return &capacityPool{Construct: c, resource: res, quota: len(props.InstanceTypes) > 0}
+	p := &capacityPool{pool: &pool{Construct: c, types: append([]InstanceCapacity(nil), props.InstanceTypes...), total: props.TotalInstances}, resource: res}
+	if len(props.InstanceTypes) > 0 {
+		p.total = 0
+	}
+	addCheck(c, p.checkQueues("trainq.CapacityPool"))
+	return p
 }
 
 // validatePoolProps checks the props without synthesizing.
@@ -125,29 +160,53 @@ func capacityLimits(props *CapacityPoolProps) []interface{} {
 }
 
 func (p *capacityPool) ServiceEnvironmentArn() *string { return p.resource.AttrServiceEnvironmentArn() }
-func (p *capacityPool) QuotaManaged() bool             { return p.quota }
 func (p *capacityPool) Resource() awsbatch.CfnServiceEnvironment {
 	return p.resource
 }
 
-type importedPool struct {
-	constructs.Construct
-	arn   string
-	quota bool
+// CapacityPoolAttributes describe an existing service environment to
+// import: its ARN and its limits, as its owner set them. Set exactly one of
+// InstanceTypes and TotalInstances.
+type CapacityPoolAttributes struct {
+	// ServiceEnvironmentArn is the ARN of the service environment, type
+	// SAGEMAKER_TRAINING. Required.
+	ServiceEnvironmentArn string
+	// InstanceTypes are its limits per instance type, when it is a
+	// quota-management service environment: it then serves exactly one job
+	// queue, with quota shares, so import it only to give it its queue (for
+	// example a pool the platform team set aside for your team).
+	// Default: none (set TotalInstances).
+	InstanceTypes []InstanceCapacity
+	// TotalInstances is its NUM_INSTANCES limit, when it is not
+	// quota-managed: it may serve several fair-share queues, ordered by queue
+	// priority. Default: 0 (set InstanceTypes).
+	TotalInstances int
 }
 
-// FromCapacityPoolArn imports an existing service environment by ARN.
-// quotaManaged says whether it limits capacity per instance type. A
-// quota-managed service environment serves exactly one job queue, so import
-// one only to give it its queue (for example a pool the platform team set
-// aside for your team); a fair-share (NUM_INSTANCES) pool may serve several
-// queues, ordered by queue priority.
-func FromCapacityPoolArn(scope constructs.Construct, id string, serviceEnvironmentArn string, quotaManaged bool) ICapacityPool {
-	if !isToken(serviceEnvironmentArn) && !serviceEnvironmentARNPattern.MatchString(serviceEnvironmentArn) {
-		panic(fmt.Sprintf("trainq.FromCapacityPoolArn %s/%s: serviceEnvironmentArn is %q; want arn:aws:batch:REGION:ACCOUNT:service-environment/NAME", nodePath(scope), id, serviceEnvironmentArn))
+type importedPool struct {
+	*pool
+	arn string
+}
+
+// FromCapacityPoolAttributes imports an existing service environment.
+// Invalid attributes fail synthesis with a message naming the attribute.
+func FromCapacityPoolAttributes(scope constructs.Construct, id string, attrs *CapacityPoolAttributes) ICapacityPool {
+	if attrs == nil {
+		attrs = &CapacityPoolAttributes{}
 	}
-	return &importedPool{Construct: constructs.NewConstruct(scope, jsii.String(id)), arn: serviceEnvironmentArn, quota: quotaManaged}
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	if !isToken(attrs.ServiceEnvironmentArn) && !batchrules.ValidServiceEnvironmentARN(attrs.ServiceEnvironmentArn) {
+		addError(c, "trainq.FromCapacityPoolAttributes: ServiceEnvironmentArn is %q; want arn:aws:batch:REGION:ACCOUNT:service-environment/NAME", attrs.ServiceEnvironmentArn)
+	}
+	if err := validatePoolProps(&CapacityPoolProps{InstanceTypes: attrs.InstanceTypes, TotalInstances: attrs.TotalInstances}); err != nil {
+		addError(c, "trainq.FromCapacityPoolAttributes: %v", err)
+	}
+	p := &importedPool{pool: &pool{Construct: c, types: append([]InstanceCapacity(nil), attrs.InstanceTypes...), total: attrs.TotalInstances}, arn: attrs.ServiceEnvironmentArn}
+	if len(attrs.InstanceTypes) > 0 {
+		p.total = 0
+	}
+	addCheck(c, p.checkQueues("trainq.FromCapacityPoolAttributes"))
+	return p
 }
 
 func (p *importedPool) ServiceEnvironmentArn() *string { return jsii.String(p.arn) }
-func (p *importedPool) QuotaManaged() bool             { return p.quota }

@@ -7,122 +7,154 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
 )
 
-// Dashboard layout: three widgets a row on CloudWatch's 24-column grid.
+// Widgets are laid out three a row on CloudWatch's 24-column grid.
 const (
-	widgetWidth  = 8
-	widgetHeight = 6
+	WidgetWidth  = 8
+	WidgetHeight = 6
 )
 
-// newDashboard lays out the platform's dashboard: utilization, backlog and
-// waits, job outcomes and borrowing, alarms, and the functions' health.
-func (m *monitor) newDashboard(sub Submitter) awscloudwatch.Dashboard {
-	avg := func(label string) *awscloudwatch.MetricOptions {
-		return &awscloudwatch.MetricOptions{Statistic: jsii.String("Average"), Period: period(5 * minute), Label: jsii.String(label)}
-	}
-	stat := func(s, label string) *awscloudwatch.MetricOptions {
-		return &awscloudwatch.MetricOptions{Statistic: jsii.String(s), Period: period(5 * minute), Label: jsii.String(label)}
-	}
-	per := func(metric metrics.Metric, dim string, values []string, opts func(v string) *awscloudwatch.MetricOptions) []awscloudwatch.IMetric {
-		out := make([]awscloudwatch.IMetric, len(values))
-		for i, v := range values {
-			out[i] = m.Metric(metric, map[string]string{dim: v}, opts(v))
-		}
-		return out
-	}
-	types, classes, teams := m.p.InstanceTypes(), m.p.ClassNames(), m.p.TeamNames()
-	percent := &awscloudwatch.YAxisProps{Min: jsii.Number(0), Max: jsii.Number(100), Label: jsii.String("%"), ShowUnits: jsii.Bool(false)}
-	graph := func(title string, left []awscloudwatch.IMetric, axis *awscloudwatch.YAxisProps) awscloudwatch.IWidget {
-		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
-			Title: jsii.String(title), Left: &left, LeftYAxis: axis,
-			Width: jsii.Number(widgetWidth), Height: jsii.Number(widgetHeight),
-		})
-	}
-	count := func(label string) *awscloudwatch.YAxisProps {
-		return &awscloudwatch.YAxisProps{Min: jsii.Number(0), Label: jsii.String(label), ShowUnits: jsii.Bool(false)}
-	}
+// WidgetProps say what the widgets break a queue's metrics down by.
+type WidgetProps struct {
+	// Classes are the class names. Default: none (no per-class lines).
+	Classes []string
+	// Teams are the team names. Default: none (no per-team lines).
+	Teams []string
+	// InstanceTypes are the instance types. Default: none (no per-type
+	// lines).
+	InstanceTypes []string
+}
 
-	var waits []awscloudwatch.IMetric
-	var outcomes []awscloudwatch.IMetric
-	for _, c := range classes {
-		dims := map[string]string{metrics.Class: c}
-		waits = append(waits,
-			m.Metric(metrics.WaitSeconds, dims, stat("p50", c+" p50")),
-			m.Metric(metrics.WaitSeconds, dims, stat("p95", c+" p95")))
-		outcomes = append(outcomes,
-			m.Metric(metrics.JobsSubmitted, dims, stat("Sum", c+" submitted")),
-			m.Metric(metrics.JobsStarted, dims, stat("Sum", c+" started")),
-			m.Metric(metrics.JobsFailed, dims, stat("Sum", c+" failed")),
-			m.Metric(metrics.JobsCancelled, dims, stat("Sum", c+" cancelled")),
-			m.Metric(metrics.JobsPreempted, dims, stat("Sum", c+" preempted")))
-	}
-	alarms := make([]interfacesawscloudwatch.IAlarmRef, len(m.order))
-	for i, name := range m.order {
-		alarms[i] = m.alarms[name]
-	}
+// WidgetPropsFromPlatform break metrics down by p's classes, teams and
+// instance types.
+func WidgetPropsFromPlatform(p *platform.Platform) *WidgetProps {
+	return &WidgetProps{Classes: p.ClassNames(), Teams: p.TeamNames(), InstanceTypes: p.InstanceTypes()}
+}
 
-	rows := [][]awscloudwatch.IWidget{
-		{
-			graph("Capacity utilization by instance type (%)",
-				per(metrics.CapacityUtilization, metrics.InstanceType, types, avg), percent),
-			graph("Capacity utilization by team, of its quota (%; above 100 when borrowing)",
-				per(metrics.CapacityUtilization, metrics.Team, teams, avg), count("%")),
-			graph("Instances in use by instance type (count)",
-				per(metrics.InstancesInUse, metrics.InstanceType, types, avg), count("instances")),
-		},
-		{
-			graph("Runnable jobs by class (count)",
-				per(metrics.RunnableJobs, metrics.Class, classes, func(v string) *awscloudwatch.MetricOptions { return stat("Maximum", v) }), count("jobs")),
-			graph("Oldest waiting job by class (seconds)",
-				per(metrics.OldestRunnableSeconds, metrics.Class, classes, func(v string) *awscloudwatch.MetricOptions { return stat("Maximum", v) }), count("seconds")),
-			graph("Wait from runnable to running, p50 and p95 by class (seconds)", waits, count("seconds")),
-		},
-		{
-			graph("Jobs submitted, started, failed, cancelled and preempted by class (count per 5 min)", outcomes, count("jobs")),
-			graph("Instances borrowed by team (count)",
-				per(metrics.BorrowedInstances, metrics.Team, teams, func(v string) *awscloudwatch.MetricOptions { return stat("Maximum", v) }), count("instances")),
-			awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
-				Title: jsii.String("Alarms"), Alarms: &alarms,
-				Width: jsii.Number(widgetWidth), Height: jsii.Number(widgetHeight),
-			}),
-		},
-	}
-	health := []awscloudwatch.IMetric{
-		m.observer.MetricErrors(stat("Sum", "observer errors")),
-		m.poller.MetricErrors(stat("Sum", "poller errors")),
-		m.Metric(metrics.EventsRejected, nil, stat("Sum", "events rejected")),
-	}
-	if sub != nil {
-		rows = append(rows, []awscloudwatch.IWidget{
-			graph("Submission errors by errorType, Lambda throttles (count per 5 min)", append(
-				per(metrics.SubmissionErrors, metrics.ErrorType, errorKinds(),
-					func(v string) *awscloudwatch.MetricOptions { return stat("Sum", v) }),
-				sub.MetricThrottles(stat("Sum", "Lambda throttles"))), count("requests")),
-			graph("Submitter latency, p50 and p99 (milliseconds)", []awscloudwatch.IMetric{
-				sub.MetricDuration(stat("p50", "p50")), sub.MetricDuration(stat("p99", "p99")),
-			}, count("ms")),
-			graph("Observer and poller health (count per 5 min)", health, count("count")),
-		})
-	} else {
-		rows = append(rows, []awscloudwatch.IWidget{graph("Observer and poller health (count per 5 min)", health, count("count"))})
-	}
-	widgets := make([]*[]awscloudwatch.IWidget, len(rows))
-	for i := range rows {
-		widgets[i] = &rows[i]
-	}
-	return awscloudwatch.NewDashboard(m.Construct, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
-		DashboardName: jsii.String(m.p.Name),
-		Widgets:       &widgets,
+func stat5(statistic, label string) *awscloudwatch.MetricOptions {
+	return statPeriod(statistic, 5*minute, label)
+}
+
+func graph(title string, left []awscloudwatch.IMetric, axis *awscloudwatch.YAxisProps) awscloudwatch.IWidget {
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String(title), Left: &left, LeftYAxis: axis,
+		Width: jsii.Number(WidgetWidth), Height: jsii.Number(WidgetHeight),
 	})
 }
 
-// errorKinds are every errorType the submission function reports, so that a
-// new kind reaches the dashboard by construction.
-func errorKinds() []string {
-	var out []string
-	for _, k := range contract.Kinds() {
-		out = append(out, string(k))
+func countAxis(label string) *awscloudwatch.YAxisProps {
+	return &awscloudwatch.YAxisProps{Min: jsii.Number(0), Label: jsii.String(label), ShowUnits: jsii.Bool(false)}
+}
+
+// per is metric m of queue once per value of a dimension.
+func per(queue ITrainingQueue, m metrics.Metric, dims func(v string) *MetricDimensions, values []string, statistic string) []awscloudwatch.IMetric {
+	out := make([]awscloudwatch.IMetric, len(values))
+	for i, v := range values {
+		out[i] = queue.Metric(m, dims(v), stat5(statistic, v))
 	}
 	return out
+}
+
+func byType(v string) *MetricDimensions  { return &MetricDimensions{InstanceType: v} }
+func byTeam(v string) *MetricDimensions  { return &MetricDimensions{Team: v} }
+func byClass(v string) *MetricDimensions { return &MetricDimensions{Class: v} }
+
+func widgetProps(props *WidgetProps) *WidgetProps {
+	if props == nil {
+		return &WidgetProps{}
+	}
+	return props
+}
+
+// CapacityWidgets are a row of the queue's capacity: utilization by instance
+// type and by team (of its quota), and instances in use by type.
+func CapacityWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
+	w := widgetProps(props)
+	percent := &awscloudwatch.YAxisProps{Min: jsii.Number(0), Max: jsii.Number(100), Label: jsii.String("%"), ShowUnits: jsii.Bool(false)}
+	return []awscloudwatch.IWidget{
+		graph("Capacity utilization by instance type (%)",
+			per(queue, metrics.CapacityUtilization, byType, w.InstanceTypes, "Average"), percent),
+		graph("Capacity utilization by team, of its quota (%; above 100 when borrowing)",
+			per(queue, metrics.CapacityUtilization, byTeam, w.Teams, "Average"), countAxis("%")),
+		graph("Instances in use by instance type (count)",
+			per(queue, metrics.InstancesInUse, byType, w.InstanceTypes, "Average"), countAxis("instances")),
+	}
+}
+
+// BacklogWidgets are a row of the queue's backlog: runnable jobs and the
+// oldest wait by class, and the wait from runnable to running (p50, p95).
+func BacklogWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
+	w := widgetProps(props)
+	var waits []awscloudwatch.IMetric
+	for _, c := range w.Classes {
+		waits = append(waits,
+			queue.MetricWaitSeconds(c, stat5("p50", c+" p50")),
+			queue.MetricWaitSeconds(c, stat5("p95", c+" p95")))
+	}
+	return []awscloudwatch.IWidget{
+		graph("Runnable jobs by class (count)", per(queue, metrics.RunnableJobs, byClass, w.Classes, "Maximum"), countAxis("jobs")),
+		graph("Oldest waiting job by class (seconds)", per(queue, metrics.OldestRunnableSeconds, byClass, w.Classes, "Maximum"), countAxis("seconds")),
+		graph("Wait from runnable to running, p50 and p95 by class (seconds)", waits, countAxis("seconds")),
+	}
+}
+
+// OutcomeWidgets are the queue's job outcomes by class (submitted, started,
+// failed, cancelled, preempted) and the instances each team borrows.
+func OutcomeWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
+	w := widgetProps(props)
+	var outcomes []awscloudwatch.IMetric
+	for _, c := range w.Classes {
+		dims := byClass(c)
+		outcomes = append(outcomes,
+			queue.Metric(metrics.JobsSubmitted, dims, stat5("Sum", c+" submitted")),
+			queue.Metric(metrics.JobsStarted, dims, stat5("Sum", c+" started")),
+			queue.Metric(metrics.JobsFailed, dims, stat5("Sum", c+" failed")),
+			queue.Metric(metrics.JobsCancelled, dims, stat5("Sum", c+" cancelled")),
+			queue.Metric(metrics.JobsPreempted, dims, stat5("Sum", c+" preempted")))
+	}
+	return []awscloudwatch.IWidget{
+		graph("Jobs submitted, started, failed, cancelled and preempted by class (count per 5 min)", outcomes, countAxis("jobs")),
+		graph("Instances borrowed by team (count)", per(queue, metrics.BorrowedInstances, byTeam, w.Teams, "Maximum"), countAxis("instances")),
+	}
+}
+
+// AlarmStatusWidget shows the state of alarms.
+func AlarmStatusWidget(title string, alarms []awscloudwatch.Alarm) awscloudwatch.IWidget {
+	refs := make([]interfacesawscloudwatch.IAlarmRef, len(alarms))
+	for i, a := range alarms {
+		refs[i] = a
+	}
+	return awscloudwatch.NewAlarmStatusWidget(&awscloudwatch.AlarmStatusWidgetProps{
+		Title: jsii.String(title), Alarms: &refs,
+		Width: jsii.Number(WidgetWidth), Height: jsii.Number(WidgetHeight),
+	})
+}
+
+// SubmitterWidgets are the submission function's errors by errorType with
+// Lambda's throttles, and its latency (p50, p99).
+func SubmitterWidgets(queue ITrainingQueue, sub ISubmitter) []awscloudwatch.IWidget {
+	var kinds []string
+	for _, k := range contract.Kinds() {
+		kinds = append(kinds, string(k))
+	}
+	errs := per(queue, metrics.SubmissionErrors, func(v string) *MetricDimensions { return &MetricDimensions{ErrorType: v} }, kinds, "Sum")
+	return []awscloudwatch.IWidget{
+		graph("Submission errors by errorType, Lambda throttles (count per 5 min)",
+			append(errs, sub.MetricThrottles(stat5("Sum", "Lambda throttles"))), countAxis("requests")),
+		graph("Submitter latency, p50 and p99 (milliseconds)", []awscloudwatch.IMetric{
+			sub.MetricDuration(stat5("p50", "p50")), sub.MetricDuration(stat5("p99", "p99")),
+		}, countAxis("ms")),
+	}
+}
+
+// PipelineWidget is the monitoring pipeline's health: its functions' errors
+// and the events the observer could not read.
+func PipelineWidget(p MonitoringPipeline) awscloudwatch.IWidget {
+	return graph("Observer and poller health (count per 5 min)", []awscloudwatch.IMetric{
+		p.Observer().MetricErrors(stat5("Sum", "observer errors")),
+		p.Poller().MetricErrors(stat5("Sum", "poller errors")),
+		p.Queue().Metric(metrics.EventsRejected, nil, stat5("Sum", "events rejected")),
+	}, countAxis("count"))
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/trainq/trainq/batchrules"
 )
 
 // SageMakerTrainingLogGroup is where SageMaker training jobs write their logs.
@@ -132,10 +134,11 @@ func NewExecutionRole(scope constructs.Construct, id string, props *ExecutionRol
 	if props == nil {
 		props = &ExecutionRoleProps{}
 	}
-	if err := validateExecutionRoleProps(props); err != nil {
-		panic(fmt.Sprintf("trainq.ExecutionRole %s/%s: %v", nodePath(scope), id, err))
-	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
+	if err := validateExecutionRoleProps(props); err != nil {
+		addError(c, "trainq.ExecutionRole: %v", err)
+		props = &ExecutionRoleProps{RoleName: props.RoleName, AWSManagedImages: props.AWSManagedImages}
+	}
 	stack := awscdk.Stack_Of(c)
 	role := awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
 		RoleName:    optString(props.RoleName),
@@ -359,8 +362,9 @@ func awsImageRegistry(scope constructs.Construct, stack awscdk.Stack) *string {
 	if region := *stack.Region(); !isToken(region) {
 		account, ok := AWSTrainingImageRegistries[region]
 		if !ok {
-			panic(fmt.Sprintf("trainq.ExecutionRole %s: AWSManagedImages is on (the default) but region %s has no known AWS training-image registry; want one of %s, or AWSManagedImages false and your own Repositories",
-				nodePath(scope), region, strings.Join(registryRegions(), ", ")))
+			addError(scope, "trainq.ExecutionRole: AWSManagedImages is on (the default) but the stack's region %s has no known AWS training-image registry; want a region of %s, or AWSManagedImages false and your own Repositories",
+				region, strings.Join(registryRegions(), ", "))
+			return jsii.String("000000000000")
 		}
 		return jsii.String(account)
 	}
@@ -409,10 +413,11 @@ type importedRole struct {
 // FromExecutionRoleArn imports an existing SageMaker execution role by ARN.
 // The role is not modified.
 func FromExecutionRoleArn(scope constructs.Construct, id string, roleArn string) IExecutionRole {
-	if !isToken(roleArn) && !roleARNPattern.MatchString(roleArn) {
-		panic(fmt.Sprintf("trainq.FromExecutionRoleArn %s/%s: roleArn is %q; want arn:aws:iam::ACCOUNT:role/NAME", nodePath(scope), id, roleArn))
-	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
+	if !isToken(roleArn) && !batchrules.ValidRoleARN(roleArn) {
+		addError(c, "trainq.FromExecutionRoleArn: roleArn is %q; want arn:aws:iam::ACCOUNT:role/NAME", roleArn)
+		roleArn = "arn:aws:iam::000000000000:role/invalid"
+	}
 	role := awsiam.Role_FromRoleArn(c, jsii.String("Role"), jsii.String(roleArn), &awsiam.FromRoleArnOptions{Mutable: jsii.Bool(false)})
 	return &importedRole{Construct: c, role: role}
 }

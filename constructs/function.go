@@ -3,6 +3,7 @@ package constructs
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -25,7 +26,7 @@ type goFunctionProps struct {
 	pkg           string
 	files         map[string][]byte
 	code          awslambda.Code
-	environment   map[string]string
+	environment   map[string]*string
 	timeout       awscdk.Duration
 	memoryMB      int
 	retentionDays int
@@ -54,13 +55,13 @@ func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction
 	})
 	logs := awslogs.NewLogGroup(scope, jsii.String("Logs"), &awslogs.LogGroupProps{
 		LogGroupName:  jsii.String("/aws/lambda/" + props.functionName),
-		Retention:     retention(props.retentionDays, "trainq function "+props.functionName),
+		Retention:     retention(scope, props.retentionDays),
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	})
 	logs.GrantWrite(role)
 	env := map[string]*string{}
 	for k, v := range props.environment {
-		env[k] = jsii.String(v)
+		env[k] = v
 	}
 	code, cleanup := functionCode(scope, fmt.Sprintf("trainq function %s", props.functionName), props.code, props.pkg, props.files)
 	defer cleanup()
@@ -129,15 +130,24 @@ var retentions = map[int]awslogs.RetentionDays{
 	3653: awslogs.RetentionDays_TEN_YEARS,
 }
 
-// retention converts days to a CloudWatch Logs retention. The platform
-// validates that days is one CloudWatch accepts; 0 means the default.
-func retention(days int, where string) awslogs.RetentionDays {
+// retention converts days to a CloudWatch Logs retention; 0 means the
+// default. Days CloudWatch Logs does not accept are a validation error.
+func retention(scope constructs.Construct, days int) awslogs.RetentionDays {
 	if days == 0 {
 		days = platform.DefaultLogRetentionDays
 	}
 	r, ok := retentions[days]
 	if !ok {
-		panic(fmt.Sprintf("%s: log retention is %d days; want one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, 60, 90, …, 3653)", where, days))
+		addError(scope, "trainq: LogRetentionDays is %d; want one of CloudWatch Logs' retentions (%s)", days, retentionList())
+		return retentions[platform.DefaultLogRetentionDays]
 	}
 	return r
+}
+
+func retentionList() string {
+	var out []string
+	for _, d := range sortedKeys(retentions) {
+		out = append(out, fmt.Sprint(d))
+	}
+	return strings.Join(out, ", ")
 }

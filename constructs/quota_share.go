@@ -7,6 +7,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -38,6 +39,16 @@ type QuotaShare interface {
 	QuotaShareArn() *string
 	// QuotaShareName is the name jobs use.
 	QuotaShareName() string
+	// Capacity is the share's guaranteed capacity.
+	Capacity() []InstanceCapacity
+	// Strategy is how the share lends and borrows idle capacity.
+	Strategy() platform.Strategy
+	// BorrowLimitPercent is the share's borrow limit, -1 for unlimited (only
+	// with lend-and-borrow).
+	BorrowLimitPercent() int
+	// InSharePreemption reports whether a higher-priority job may preempt a
+	// lower-priority job of the same share.
+	InSharePreemption() bool
 	// Resource is the underlying resource.
 	Resource() awsbatch.CfnQuotaShare
 }
@@ -45,75 +56,68 @@ type QuotaShare interface {
 type quotaShare struct {
 	constructs.Construct
 	resource awsbatch.CfnQuotaShare
-	name     string
-}
-
-// addQuotaShare creates a share on queue, counting shares so that no queue
-// gets more than Batch allows.
-func addQuotaShare(scope constructs.Construct, queue ITrainingQueue, count *int, usesQuotaShares bool, id string, props *QuotaShareProps) QuotaShare {
-	if !usesQuotaShares {
-		panic(fmt.Sprintf("trainq.QuotaShare %s/%s: the queue schedules by fair share; quota shares need a queue without FairShare", nodePath(scope), id))
-	}
-	if *count >= platform.MaxQuotaSharesPerQueue {
-		panic(fmt.Sprintf("trainq.QuotaShare %s/%s: would be quota share %d of the queue; Batch allows at most %d per queue", nodePath(scope), id, *count+1, platform.MaxQuotaSharesPerQueue))
-	}
-	s := NewQuotaShare(scope, id, queue, props)
-	*count++
-	return s
+	props    QuotaShareProps
 }
 
 // NewQuotaShare creates a quota share of queue in scope. Prefer
-// queue.AddQuotaShare, which also enforces Batch's limit of shares per queue.
+// queue.AddQuotaShare, which also checks the share against the queue's
+// other shares and pools. Invalid props fail synthesis with a message naming
+// the prop, its value and what is allowed.
 func NewQuotaShare(scope constructs.Construct, id string, queue ITrainingQueue, props *QuotaShareProps) QuotaShare {
-	if err := validateQuotaShareProps(props); err != nil {
-		panic(fmt.Sprintf("trainq.QuotaShare %s/%s: %v", nodePath(scope), id, err))
-	}
-	strategy := props.Strategy
-	if strategy == "" {
-		strategy = platform.StrategyLendAndBorrow
-	}
-	limits := make([]interface{}, len(props.Capacity))
-	for i, c := range props.Capacity {
-		limits[i] = &awsbatch.CfnQuotaShare_QuotaShareCapacityLimitProperty{
-			CapacityUnit: jsii.String(c.InstanceType),
-			MaxCapacity:  jsii.Number(c.Instances),
-		}
-	}
-	sharing := &awsbatch.CfnQuotaShare_QuotaShareResourceSharingConfigurationProperty{
-		Strategy: jsii.String(strategy.BatchStrategy()),
-	}
-	if strategy == platform.StrategyLendAndBorrow {
-		limit := -1
-		if props.BorrowLimitPercent != nil {
-			limit = *props.BorrowLimitPercent
-		}
-		sharing.BorrowLimit = jsii.Number(limit)
-	}
-	preempt := "ENABLED"
-	if props.InSharePreemption != nil && !*props.InSharePreemption {
-		preempt = "DISABLED"
+	if props == nil {
+		props = &QuotaShareProps{}
 	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	res := awsbatch.NewCfnQuotaShare(c, jsii.String("Resource"), &awsbatch.CfnQuotaShareProps{
-		QuotaShareName:               jsii.String(props.QuotaShareName),
-		JobQueue:                     queue.JobQueueArn(),
+	if err := validateQuotaShareProps(props); err != nil {
+		addError(c, "trainq.QuotaShare: %v", err)
+	}
+	if queue == nil {
+		addError(c, "trainq.QuotaShare: queue is nil; want an ITrainingQueue")
+	}
+	p := *props
+	p.Capacity = append([]InstanceCapacity(nil), props.Capacity...)
+	if p.Strategy == "" {
+		p.Strategy = platform.StrategyLendAndBorrow
+	}
+	limits := make([]interface{}, len(p.Capacity))
+	for i, cap := range p.Capacity {
+		limits[i] = &awsbatch.CfnQuotaShare_QuotaShareCapacityLimitProperty{
+			CapacityUnit: jsii.String(cap.InstanceType),
+			MaxCapacity:  jsii.Number(cap.Instances),
+		}
+	}
+	s := &quotaShare{Construct: c, props: p}
+	sharing := &awsbatch.CfnQuotaShare_QuotaShareResourceSharingConfigurationProperty{
+		Strategy: jsii.String(p.Strategy.BatchStrategy()),
+	}
+	if p.Strategy == platform.StrategyLendAndBorrow {
+		sharing.BorrowLimit = jsii.Number(s.BorrowLimitPercent())
+	}
+	preempt := "ENABLED"
+	if !s.InSharePreemption() {
+		preempt = "DISABLED"
+	}
+	var queueArn *string
+	if queue != nil {
+		queueArn = queue.JobQueueArn()
+	}
+	s.resource = awsbatch.NewCfnQuotaShare(c, jsii.String("Resource"), &awsbatch.CfnQuotaShareProps{
+		QuotaShareName:               jsii.String(p.QuotaShareName),
+		JobQueue:                     queueArn,
 		CapacityLimits:               &limits,
 		ResourceSharingConfiguration: sharing,
 		PreemptionConfiguration: &awsbatch.CfnQuotaShare_QuotaSharePreemptionConfigurationProperty{
 			InSharePreemption: jsii.String(preempt),
 		},
 		State: jsii.String("ENABLED"),
-		Tags:  tagMap(props.Tags),
+		Tags:  tagMap(p.Tags),
 	})
-	return &quotaShare{Construct: c, resource: res, name: props.QuotaShareName}
+	return s
 }
 
 // validateQuotaShareProps checks the props without synthesizing.
 func validateQuotaShareProps(props *QuotaShareProps) error {
-	if props == nil {
-		return fmt.Errorf("props are nil; want QuotaShareName and Capacity")
-	}
-	if !batchNamePattern.MatchString(props.QuotaShareName) {
+	if !batchrules.ValidName(props.QuotaShareName) {
 		return fmt.Errorf("QuotaShareName is %q; want 1-128 letters, digits, '-' or '_'", props.QuotaShareName)
 	}
 	if n := len(props.Capacity); n < 1 || n > platform.MaxCapacityLimitsPerShare {
@@ -138,6 +142,24 @@ func validateQuotaShareProps(props *QuotaShareProps) error {
 	return nil
 }
 
-func (s *quotaShare) QuotaShareArn() *string           { return s.resource.AttrQuotaShareArn() }
-func (s *quotaShare) QuotaShareName() string           { return s.name }
+func (s *quotaShare) QuotaShareArn() *string { return s.resource.AttrQuotaShareArn() }
+func (s *quotaShare) QuotaShareName() string { return s.props.QuotaShareName }
+func (s *quotaShare) Capacity() []InstanceCapacity {
+	return append([]InstanceCapacity(nil), s.props.Capacity...)
+}
+func (s *quotaShare) Strategy() platform.Strategy      { return s.props.Strategy }
 func (s *quotaShare) Resource() awsbatch.CfnQuotaShare { return s.resource }
+
+func (s *quotaShare) BorrowLimitPercent() int {
+	if s.props.Strategy != platform.StrategyLendAndBorrow {
+		return 0
+	}
+	if s.props.BorrowLimitPercent == nil {
+		return -1
+	}
+	return *s.props.BorrowLimitPercent
+}
+
+func (s *quotaShare) InSharePreemption() bool {
+	return s.props.InSharePreemption == nil || *s.props.InSharePreemption
+}

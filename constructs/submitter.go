@@ -14,96 +14,145 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
-// Environment variables the trainq functions read.
-const (
-	submitterTimeoutSecs = 60
-)
+const submitterTimeoutSecs = 60
 
-// SubmitterProps configures a Submitter.
+// ISubmitter is trainq's submission function: a caller submits a job of a
+// class by invoking the function's alias named after the class.
+type ISubmitter interface {
+	constructs.Construct
+	// FunctionArn is the ARN of the submission function (unqualified).
+	FunctionArn() *string
+	// Classes are the class names, one alias each.
+	Classes() []string
+	// DeadLetterQueue keeps asynchronous submissions that failed every
+	// retry; nil when it is not known (an imported submitter without one).
+	DeadLetterQueue() awssqs.IQueue
+	// GrantSubmit lets grantee submit jobs of class, and only of class, by
+	// invoking the class's alias: what a pipeline or a scientist's role
+	// needs. The function checks the request, applies the class's priority
+	// band, runtime and retries, and tags the job. An unknown class is a
+	// validation error.
+	GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant
+	// GrantOperate lets grantee invoke the function unqualified, which takes
+	// the class from the request: for operators only.
+	GrantOperate(grantee awsiam.IGrantable) awsiam.Grant
+	// MetricErrors is the function's error count (Lambda's Errors).
+	MetricErrors(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricThrottles is the function's throttle count (Lambda's Throttles).
+	MetricThrottles(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricDuration is the function's duration (Lambda's Duration).
+	MetricDuration(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+}
+
+// SubmitterProps configures a Submitter. SubmitterPropsFromPlatform fills
+// them from a platform description.
 type SubmitterProps struct {
-	// Platform is the validated platform description; it is bundled with the
-	// function, names it (Platform.SubmitFunctionName) and gives one alias
-	// per class. Required.
-	Platform *platform.Platform
 	// Queue is the queue jobs go to; the function may submit to, and describe,
 	// cancel and re-prioritize jobs of, this queue only. Required.
 	Queue ITrainingQueue
+	// PlatformProps describe the platform: its name, classes (one alias
+	// each), teams (which must be shares of Queue) and instance types.
+	PlatformProps
+	// FunctionName names the function. Default: PlatformName + "-submit".
+	FunctionName string
 	// Code is prebuilt function code: a folder with bootstrap and
-	// platform.json. Default: built from SubmitterPackage during synthesis.
+	// platform.json. Default: built from SubmitterPackage during synthesis,
+	// from trainq's own module.
 	Code awslambda.Code
+}
+
+// SubmitterPropsFromPlatform returns the props of p's submitter on queue.
+func SubmitterPropsFromPlatform(p *platform.Platform, queue ITrainingQueue) *SubmitterProps {
+	return &SubmitterProps{Queue: queue, PlatformProps: PlatformPropsFromPlatform(p), FunctionName: p.SubmitFunctionName()}
 }
 
 // Submitter is the submission function with one alias per class: a caller
 // may submit a class only if granted invoke on that class's alias.
 type Submitter interface {
-	constructs.Construct
+	ISubmitter
 	// Function is the submission function.
 	Function() awslambda.Function
-	// Alias is the alias of class; it panics for an unknown class.
+	// Alias is the alias of class; an unknown class is a validation error
+	// (and the result nil).
 	Alias(class string) awslambda.Alias
-	// DeadLetterQueue keeps asynchronous submissions that failed every retry.
-	DeadLetterQueue() awssqs.Queue
-	// GrantSubmit lets grantee submit jobs of class, by invoking the class's
-	// alias. It panics for a class the platform does not have.
-	GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant
+	// Platform is the platform description bundled with the function; nil
+	// when the props were invalid.
+	Platform() *platform.Platform
+	// Queue is the queue the function submits to.
+	Queue() ITrainingQueue
 	// GrantSubmitToRoleArn lets the IAM role roleArn submit jobs of class
 	// through the class alias's resource policy alone: the role itself is not
 	// modified, so it may belong to another account or to no stack. A role of
 	// another account also needs lambda:InvokeFunction on the alias in its
-	// own account's identity policy. It panics for a class the platform does
-	// not have.
+	// own account's identity policy.
 	GrantSubmitToRoleArn(roleArn string, class string)
-	// GrantOperate lets grantee invoke the function unqualified, which takes
-	// the class from the request: for operators only.
-	GrantOperate(grantee awsiam.IGrantable) awsiam.Grant
-	// MetricErrors is the function's error count.
-	MetricErrors(props *awscloudwatch.MetricOptions) awscloudwatch.Metric
-	// MetricThrottles is the function's throttle count.
-	MetricThrottles(props *awscloudwatch.MetricOptions) awscloudwatch.Metric
-	// MetricDuration is the function's duration.
-	MetricDuration(props *awscloudwatch.MetricOptions) awscloudwatch.Metric
 }
 
 type submitter struct {
 	constructs.Construct
-	fn      awslambda.Function
-	dlq     awssqs.Queue
-	aliases map[string]awslambda.Alias
-	classes []string
+	fn       awslambda.Function
+	dlq      awssqs.Queue
+	aliases  map[string]awslambda.Alias
+	classes  []string
+	platform *platform.Platform
+	queue    ITrainingQueue
 }
 
 // NewSubmitter creates the submission function, its class aliases, its
-// dead-letter queue and its least-privilege role.
+// dead-letter queue and its least-privilege role. Invalid props — a team
+// that is not a share of the queue, a class band that overlaps another —
+// fail synthesis with a message naming the prop and the value. The queue's
+// shares must exist when the submitter is created.
 func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) Submitter {
 	if props == nil {
 		props = &SubmitterProps{}
 	}
-	mustHavePlatformAndQueue("trainq.Submitter", scope, id, props.Platform, props.Queue)
-	p := props.Platform
 	c := constructs.NewConstruct(scope, jsii.String(id))
+	s := &submitter{Construct: c, aliases: map[string]awslambda.Alias{}, queue: props.Queue}
+	p, problems := describePlatform("trainq.Submitter", &props.PlatformProps, props.Queue)
+	for _, m := range problems {
+		addError(c, "%s", m)
+	}
+	name := props.FunctionName
+	if name == "" {
+		name = props.PlatformProps.name() + "-submit"
+	}
+	checkFunctionName(c, "trainq.Submitter", "FunctionName", name)
+	s.platform = p
+	if props.Queue == nil {
+		return s
+	}
+	addCheck(c, checkTeamsStillShares("trainq.Submitter", p, props.Queue, props.Teams != nil))
+	files := map[string][]byte{}
+	if p != nil {
+		files[contract.PlatformFileName] = p.JSON()
+	}
 	dlq := newDeadLetterQueue(c, "DeadLetterQueue")
 	gf := newGoFunction(c, goFunctionProps{
-		functionName: p.SubmitFunctionName(),
-		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", p.Name, p.JobQueueName()),
+		functionName: name,
+		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", props.PlatformProps.name(), *props.Queue.JobQueueName()),
 		pkg:          SubmitterPackage,
-		files:        map[string][]byte{contract.PlatformFileName: p.JSON()},
+		files:        files,
 		code:         props.Code,
-		environment: map[string]string{
-			contract.EnvJobQueue:         *props.Queue.JobQueueArn(),
-			contract.EnvExecutionRoleARN: *props.Queue.ExecutionRole().RoleArn(),
+		environment: map[string]*string{
+			contract.EnvJobQueue:         props.Queue.JobQueueArn(),
+			contract.EnvExecutionRoleARN: executionRoleArn(props.Queue),
 		},
 		timeout:       awscdk.Duration_Seconds(jsii.Number(submitterTimeoutSecs)),
 		memoryMB:      256,
-		retentionDays: p.Monitoring.LogRetentionDays,
+		retentionDays: props.LogRetentionDays,
 		deadLetter:    dlq,
 	})
-	grantSubmitterPermissions(gf, p.Name, props.Queue)
-
-	s := &submitter{Construct: c, fn: gf.fn, dlq: dlq, aliases: map[string]awslambda.Alias{}}
+	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue)
+	s.fn, s.dlq = gf.fn, dlq
+	if p == nil {
+		return s
+	}
 	version := gf.fn.CurrentVersion()
 	for _, class := range p.ClassNames() {
 		s.aliases[class] = awslambda.NewAlias(c, jsii.String("Alias-"+class), &awslambda.AliasProps{
@@ -114,6 +163,23 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 		s.classes = append(s.classes, class)
 	}
 	return s
+}
+
+// executionRoleArn is the queue's execution role's ARN; a missing role is
+// the queue's validation error already.
+func executionRoleArn(queue ITrainingQueue) *string {
+	if r := queue.ExecutionRole(); r != nil {
+		return r.RoleArn()
+	}
+	return jsii.String("")
+}
+
+// checkFunctionName records a validation error unless name is one Lambda
+// accepts: 1–64 letters, digits, '-' or '_'.
+func checkFunctionName(c constructs.Construct, what, prop, name string) {
+	if !isToken(name) && !functionNamePattern.MatchString(name) {
+		addError(c, "%s: %s is %q; want 1-64 letters, digits, '-' or '_' (Lambda's function names; set %s, or a shorter PlatformName)", what, prop, name, prop)
+	}
 }
 
 // grantSubmitterPermissions gives the function's role what it needs, on the
@@ -142,7 +208,9 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 		Resources:  &[]*string{jobs},
 		Conditions: requestTag,
 	}))
-	queue.ExecutionRole().GrantPassRole(role)
+	if r := queue.ExecutionRole(); r != nil {
+		r.GrantPassRole(role)
+	}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:GetJobQueueSnapshot"),
 		Resources: &[]*string{queue.JobQueueArn()},
@@ -162,28 +230,44 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 	})
 }
 
-func (s *submitter) Function() awslambda.Function  { return s.fn }
-func (s *submitter) DeadLetterQueue() awssqs.Queue { return s.dlq }
+func (s *submitter) Function() awslambda.Function   { return s.fn }
+func (s *submitter) Platform() *platform.Platform   { return s.platform }
+func (s *submitter) Queue() ITrainingQueue          { return s.queue }
+func (s *submitter) Classes() []string              { return append([]string(nil), s.classes...) }
+func (s *submitter) DeadLetterQueue() awssqs.IQueue { return s.dlq }
+
+func (s *submitter) FunctionArn() *string {
+	if s.fn == nil {
+		return jsii.String("")
+	}
+	return s.fn.FunctionArn()
+}
 
 func (s *submitter) Alias(class string) awslambda.Alias {
 	a, ok := s.aliases[class]
 	if !ok {
-		names := append([]string{}, s.classes...)
-		sort.Strings(names)
-		panic(fmt.Sprintf("trainq.Submitter %s: class is %q; want one of the platform's classes (%s)", *s.Node().Path(), class, strings.Join(names, ", ")))
+		addError(s, "trainq.Submitter: class is %q; want one of the submitter's classes (%s)", class, strings.Join(sortedCopy(s.classes), ", "))
 	}
 	return a
 }
 
 func (s *submitter) GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant {
-	return s.Alias(class).GrantInvoke(grantee)
+	a := s.Alias(class)
+	if a == nil {
+		return awsiam.Grant_Drop(grantee, jsii.String("lambda:InvokeFunction"))
+	}
+	return a.GrantInvoke(grantee)
 }
 
 func (s *submitter) GrantSubmitToRoleArn(roleArn string, class string) {
-	if !isToken(roleArn) && !roleARNPattern.MatchString(roleArn) {
-		panic(fmt.Sprintf("trainq.Submitter %s: roleArn is %q; want arn:aws:iam::ACCOUNT:role/NAME", *s.Node().Path(), roleArn))
+	if !isToken(roleArn) && !batchrules.ValidRoleARN(roleArn) {
+		addError(s, "trainq.Submitter: GrantSubmitToRoleArn roleArn is %q; want arn:aws:iam::ACCOUNT:role/NAME", roleArn)
+		return
 	}
 	alias := s.Alias(class)
+	if alias == nil {
+		return
+	}
 	id := fmt.Sprintf("Invoke%x", sha256.Sum256([]byte(roleArn)))[:6+16]
 	alias.AddPermission(jsii.String(id), &awslambda.Permission{
 		Principal: awsiam.NewArnPrincipal(jsii.String(roleArn)),
@@ -195,14 +279,108 @@ func (s *submitter) GrantOperate(grantee awsiam.IGrantable) awsiam.Grant {
 	return s.fn.GrantInvoke(grantee)
 }
 
-func (s *submitter) MetricErrors(props *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return s.fn.MetricErrors(props)
+func (s *submitter) MetricErrors(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricErrors(opts)
 }
 
-func (s *submitter) MetricThrottles(props *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return s.fn.MetricThrottles(props)
+func (s *submitter) MetricThrottles(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricThrottles(opts)
 }
 
-func (s *submitter) MetricDuration(props *awscloudwatch.MetricOptions) awscloudwatch.Metric {
-	return s.fn.MetricDuration(props)
+func (s *submitter) MetricDuration(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricDuration(opts)
+}
+
+func sortedCopy(list []string) []string {
+	out := append([]string(nil), list...)
+	sort.Strings(out)
+	return out
+}
+
+// SubmitterAttributes describe an existing submission function to import,
+// for example another stack's, to grant a pipeline its classes or to watch
+// it.
+type SubmitterAttributes struct {
+	// FunctionArn is the unqualified ARN of the submission function.
+	// Required.
+	FunctionArn string
+	// Classes are its class names, one alias each. Required.
+	Classes []string
+	// DeadLetterQueueArn is the ARN of its dead-letter queue. Default: none
+	// (no alarm on it).
+	DeadLetterQueueArn string
+}
+
+type importedSubmitter struct {
+	constructs.Construct
+	fn    awslambda.IFunction
+	arn   string
+	attrs SubmitterAttributes
+	dlq   awssqs.IQueue
+}
+
+// FromSubmitterAttributes imports an existing submission function. Its
+// grants are identity policies of the grantee (the function's own policies
+// are not changed).
+func FromSubmitterAttributes(scope constructs.Construct, id string, attrs *SubmitterAttributes) ISubmitter {
+	if attrs == nil {
+		attrs = &SubmitterAttributes{}
+	}
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	arn := attrs.FunctionArn
+	if !isToken(arn) && !functionARNPattern.MatchString(arn) {
+		addError(c, "trainq.FromSubmitterAttributes: FunctionArn is %q; want an unqualified function ARN, arn:aws:lambda:REGION:ACCOUNT:function:NAME", arn)
+		arn = "arn:aws:lambda:us-east-1:000000000000:function:invalid"
+	}
+	if len(attrs.Classes) == 0 {
+		addError(c, "trainq.FromSubmitterAttributes: Classes is empty; want the function's class names (its aliases)")
+	}
+	s := &importedSubmitter{Construct: c, arn: arn, attrs: *attrs}
+	s.fn = awslambda.Function_FromFunctionAttributes(c, jsii.String("Function"), &awslambda.FunctionAttributes{
+		FunctionArn: jsii.String(arn), SameEnvironment: jsii.Bool(false),
+	})
+	if attrs.DeadLetterQueueArn != "" {
+		s.dlq = awssqs.Queue_FromQueueArn(c, jsii.String("DeadLetterQueue"), jsii.String(attrs.DeadLetterQueueArn))
+	}
+	return s
+}
+
+func (s *importedSubmitter) FunctionArn() *string           { return jsii.String(s.arn) }
+func (s *importedSubmitter) Classes() []string              { return append([]string(nil), s.attrs.Classes...) }
+func (s *importedSubmitter) DeadLetterQueue() awssqs.IQueue { return s.dlq }
+
+func (s *importedSubmitter) GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant {
+	known := false
+	for _, c := range s.attrs.Classes {
+		known = known || c == class
+	}
+	if !known {
+		addError(s, "trainq.FromSubmitterAttributes: class is %q; want one of Classes (%s)", class, strings.Join(sortedCopy(s.attrs.Classes), ", "))
+		return awsiam.Grant_Drop(grantee, jsii.String("lambda:InvokeFunction"))
+	}
+	return awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+		Grantee:      grantee,
+		Actions:      jsii.Strings("lambda:InvokeFunction"),
+		ResourceArns: jsii.Strings(s.arn + ":" + class),
+	})
+}
+
+func (s *importedSubmitter) GrantOperate(grantee awsiam.IGrantable) awsiam.Grant {
+	return awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
+		Grantee:      grantee,
+		Actions:      jsii.Strings("lambda:InvokeFunction"),
+		ResourceArns: jsii.Strings(s.arn),
+	})
+}
+
+func (s *importedSubmitter) MetricErrors(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricErrors(opts)
+}
+
+func (s *importedSubmitter) MetricThrottles(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricThrottles(opts)
+}
+
+func (s *importedSubmitter) MetricDuration(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric {
+	return s.fn.MetricDuration(opts)
 }

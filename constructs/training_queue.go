@@ -2,13 +2,18 @@ package constructs
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsbatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -19,52 +24,82 @@ type ITrainingQueue interface {
 	JobQueueArn() *string
 	// JobQueueName is the name of the job queue.
 	JobQueueName() *string
-	// UsesQuotaShares reports whether the queue schedules by quota shares
-	// (jobs name a quotaShareName) rather than fair share (shareIdentifier).
-	UsesQuotaShares() bool
+	// SchedulingKind is the kind of the queue's scheduling policy: jobs name
+	// a quotaShareName on a quota-share queue, a shareIdentifier on a
+	// fair-share one.
+	SchedulingKind() SchedulingKind
 	// ExecutionRole is the SageMaker execution role jobs of this queue run as.
 	ExecutionRole() IExecutionRole
-	// GrantSubmit lets grantee submit service jobs to this queue and pass the
-	// execution role to SageMaker: exactly batch:SubmitServiceJob on the
-	// queue and its account's new service jobs, and iam:PassRole on the role
-	// with iam:PassedToService = sagemaker.amazonaws.com. It bypasses the
-	// submission function's classes: for a pipeline, prefer
-	// Submitter.GrantSubmit. A grantee that tags the jobs it submits also
+	// ServiceEnvironments are the pools the queue runs on, in the order
+	// given; nil for an imported queue.
+	ServiceEnvironments() []OrderedServiceEnvironment
+	// QuotaShares are the quota shares added to the queue (AddQuotaShare),
+	// in the order added.
+	QuotaShares() []QuotaShare
+	// FairShares are the share identifiers of the queue's fair-share policy
+	// when it is one of this app's (NewFairSharePolicy), else nil.
+	FairShares() []FairShare
+	// GrantSubmitServiceJob lets grantee submit service jobs to this queue
+	// with AWS Batch's SubmitServiceJob directly, and pass the execution role
+	// to SageMaker: exactly batch:SubmitServiceJob on the queue and its
+	// account's new service jobs, and iam:PassRole on the role with
+	// iam:PassedToService = sagemaker.amazonaws.com. It bypasses trainq's
+	// submission function — its classes, priority bands, teams and checks —
+	// so a pipeline should get Submitter.GrantSubmit instead; this is for a
+	// scheduler of your own. A grantee that tags the jobs it submits also
 	// needs batch:TagResource on the account's service jobs, which this does
 	// not grant (trainq's submission function has it).
-	GrantSubmit(grantee awsiam.IGrantable) awsiam.Grant
-	// AddQuotaShare adds a quota share to a queue that uses quota shares.
+	GrantSubmitServiceJob(grantee awsiam.IGrantable) awsiam.Grant
+	// AddQuotaShare adds a quota share to a queue with a quota-share policy.
 	AddQuotaShare(id string, props *QuotaShareProps) QuotaShare
+	// Metric is one of trainq's metrics (package metrics) of this queue,
+	// narrowed by dims. It is a validation error to ask for a dimension set
+	// the metric is not emitted with. Default statistic and period: those of
+	// the metric's kind (MetricDefaults), unless opts say otherwise.
+	Metric(m metrics.Metric, dims *MetricDimensions, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricOldestRunnableSeconds is how long the oldest runnable job of
+	// class ("" for any class) has waited so far. Default: Maximum over 1
+	// minute.
+	MetricOldestRunnableSeconds(class string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricRunnableJobs is the number of runnable jobs of class ("" for any
+	// class). Default: Maximum over 1 minute.
+	MetricRunnableJobs(class string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricJobsFailed counts failed jobs of class ("" for any class).
+	// Default: Sum over 1 minute.
+	MetricJobsFailed(class string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricWaitSeconds is the wait from runnable to running of each start
+	// of class ("" for any class). Default: Average over 5 minutes.
+	MetricWaitSeconds(class string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricCapacityUtilization is the percentage of the limit in use of
+	// instanceType ("" for the whole queue). Default: Average over 1 minute.
+	MetricCapacityUtilization(instanceType string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
+	// MetricSubmissionErrors counts submissions answered with errorType (""
+	// for any error). Default: Sum over 5 minutes.
+	MetricSubmissionErrors(errorType string, opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
 }
 
-// FairShare is one share identifier of a fair-share policy.
-type FairShare struct {
-	// ShareIdentifier is the share, e.g. a team name (letters, digits, '_').
-	ShareIdentifier string
-	// WeightFactor is the share's weight, 0.0001–999.9999: a lower weight
-	// gets a larger share of the pool.
-	WeightFactor float64
-}
-
-// FairShareProps configures a fair-share scheduling policy.
-type FairShareProps struct {
-	// ShareDecaySeconds is the period over which past usage counts,
-	// 0–604800. Default: 0 (only current usage counts).
-	ShareDecaySeconds int
-	// ComputeReservation reserves (r/100)^activeShares of the pool for share
-	// identifiers that are not active yet, 0–99. Default: 0.
-	ComputeReservation int
-	// Shares are the share identifiers and their weights. Default: none
-	// (every share identifier has weight 1).
-	Shares []FairShare
+// OrderedServiceEnvironment is a pool of a queue with its order: AWS Batch
+// tries a queue's service environments in ascending order.
+type OrderedServiceEnvironment struct {
+	// Pool is the service environment. Required.
+	Pool ICapacityPool
+	// Order is the pool's place, unique within the queue. Required.
+	Order int
 }
 
 // TrainingQueueProps configures a TrainingQueue.
 type TrainingQueueProps struct {
-	// Pool is the service environment the queue runs on. Required.
-	Pool ICapacityPool
-	// ExecutionRole is the role training jobs run as; GrantSubmit grants
-	// passing it. Required.
+	// ServiceEnvironments are the pools the queue runs on; add more with
+	// AddServiceEnvironment. The queue needs at least one. Default: none.
+	ServiceEnvironments []OrderedServiceEnvironment
+	// SchedulingPolicy is the queue's policy (NewFairSharePolicy,
+	// NewQuotaSharePolicy). Its kind is permanent: a quota-share queue runs
+	// on quota-managed pools, a fair-share queue on NUM_INSTANCES pools.
+	// Default: a new quota-share policy (FIFO), a child of the queue with id
+	// "SchedulingPolicy".
+	SchedulingPolicy ISchedulingPolicy
+	// ExecutionRole is the role training jobs run as; GrantSubmitServiceJob
+	// and the submitter pass it. Required.
 	ExecutionRole IExecutionRole
 	// JobQueueName names the queue. Default: a name generated by
 	// CloudFormation.
@@ -72,126 +107,215 @@ type TrainingQueueProps struct {
 	// Priority orders queues sharing a pool, 0–1000, higher first.
 	// Default: 10.
 	Priority *int
-	// FairShare makes the queue schedule by fair share on a NUM_INSTANCES
-	// pool. Default: the queue schedules by quota shares, on a pool that
-	// limits capacity per instance type; add them with AddQuotaShare.
-	FairShare *FairShareProps
-	// Tags are added to the queue and its scheduling policy. Default: none.
+	// Tags are added to the queue. Default: none.
 	Tags map[string]string
 }
 
-// TrainingQueue is an AWS::Batch::JobQueue of type SAGEMAKER_TRAINING with
-// its AWS::Batch::SchedulingPolicy.
+// TrainingQueue is an AWS::Batch::JobQueue of type SAGEMAKER_TRAINING.
 type TrainingQueue interface {
 	ITrainingQueue
+	// AddServiceEnvironment adds a pool to the queue at order.
+	AddServiceEnvironment(pool ICapacityPool, order int)
+	// SchedulingPolicy is the queue's scheduling policy.
+	SchedulingPolicy() ISchedulingPolicy
+	// Priority is the queue's priority among queues sharing a pool.
+	Priority() int
 	// Resource is the underlying job queue resource.
 	Resource() awsbatch.CfnJobQueue
-	// SchedulingPolicy is the queue's scheduling policy resource.
-	SchedulingPolicy() awsbatch.CfnSchedulingPolicy
+}
+
+// queueBase is what created and imported queues share.
+type queueBase struct {
+	constructs.Construct
+	role   IExecutionRole
+	kind   SchedulingKind
+	shares []QuotaShare
+	self   ITrainingQueue
 }
 
 type trainingQueue struct {
-	constructs.Construct
-	queue  awsbatch.CfnJobQueue
-	policy awsbatch.CfnSchedulingPolicy
-	role   IExecutionRole
-	quota  bool
-	shares int
-	name   string
+	queueBase
+	resource awsbatch.CfnJobQueue
+	policy   ISchedulingPolicy
+	envs     []OrderedServiceEnvironment
+	priority int
+	name     string
 }
 
-// NewTrainingQueue creates a SAGEMAKER_TRAINING job queue and its scheduling
-// policy on a pool. It panics with the construct path, prop and value when the
-// props are invalid.
+// NewTrainingQueue creates a SAGEMAKER_TRAINING job queue. Invalid props
+// fail synthesis with a message naming the prop, its value and what is
+// allowed; so do the rules that depend on what is added later (at least one
+// service environment, unique orders, pools that suit the policy's kind,
+// quota shares).
 func NewTrainingQueue(scope constructs.Construct, id string, props *TrainingQueueProps) TrainingQueue {
-	if err := validateQueueProps(props); err != nil {
-		panic(fmt.Sprintf("trainq.TrainingQueue %s/%s: %v", nodePath(scope), id, err))
-	}
-	if a, ok := props.Pool.(queueAttacher); ok {
-		if err := a.attachQueue(); err != nil {
-			panic(fmt.Sprintf("trainq.TrainingQueue %s/%s: %v", nodePath(scope), id, err))
-		}
+	if props == nil {
+		props = &TrainingQueueProps{}
 	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	policyProps := &awsbatch.CfnSchedulingPolicyProps{Tags: tagMap(props.Tags)}
-	if fs := props.FairShare; fs != nil {
-		dist := make([]interface{}, len(fs.Shares))
-		for i, s := range fs.Shares {
-			dist[i] = &awsbatch.CfnSchedulingPolicy_ShareAttributesProperty{
-				ShareIdentifier: jsii.String(s.ShareIdentifier),
-				WeightFactor:    jsii.Number(s.WeightFactor),
-			}
-		}
-		policyProps.FairsharePolicy = &awsbatch.CfnSchedulingPolicy_FairsharePolicyProperty{
-			ShareDecaySeconds:  jsii.Number(fs.ShareDecaySeconds),
-			ComputeReservation: jsii.Number(fs.ComputeReservation),
-			ShareDistribution:  &dist,
-		}
-	} else {
-		policyProps.QuotaSharePolicy = &awsbatch.CfnSchedulingPolicy_QuotaSharePolicyProperty{
-			IdleResourceAssignmentStrategy: jsii.String("FIFO"),
-		}
-	}
-	policy := awsbatch.NewCfnSchedulingPolicy(c, jsii.String("SchedulingPolicy"), policyProps)
-	priority := platform.DefaultQueuePriority
+	q := &trainingQueue{queueBase: queueBase{Construct: c, role: props.ExecutionRole}, name: props.JobQueueName, priority: platform.DefaultQueuePriority}
+	q.self = q
 	if props.Priority != nil {
-		priority = *props.Priority
+		q.priority = *props.Priority
 	}
-	queue := awsbatch.NewCfnJobQueue(c, jsii.String("Resource"), &awsbatch.CfnJobQueueProps{
+	for _, err := range validateQueueProps(props) {
+		addError(c, "trainq.TrainingQueue: %v", err)
+	}
+	q.policy = props.SchedulingPolicy
+	if q.policy == nil {
+		q.policy = NewQuotaSharePolicy(c, "SchedulingPolicy", nil)
+	}
+	q.kind = q.policy.Kind()
+	q.resource = awsbatch.NewCfnJobQueue(c, jsii.String("Resource"), &awsbatch.CfnJobQueueProps{
 		JobQueueName:        optString(props.JobQueueName),
 		JobQueueType:        jsii.String("SAGEMAKER_TRAINING"),
-		Priority:            jsii.Number(priority),
+		Priority:            jsii.Number(q.priority),
 		State:               jsii.String("ENABLED"),
-		SchedulingPolicyArn: policy.AttrArn(),
-		ServiceEnvironmentOrder: &[]interface{}{&awsbatch.CfnJobQueue_ServiceEnvironmentOrderProperty{
-			Order:              jsii.Number(1),
-			ServiceEnvironment: props.Pool.ServiceEnvironmentArn(),
-		}},
-		Tags: tagMap(props.Tags),
+		SchedulingPolicyArn: q.policy.SchedulingPolicyArn(),
+		Tags:                tagMap(props.Tags),
 	})
-	return &trainingQueue{Construct: c, queue: queue, policy: policy, role: props.ExecutionRole, quota: props.FairShare == nil, name: props.JobQueueName}
+	for _, e := range props.ServiceEnvironments {
+		q.AddServiceEnvironment(e.Pool, e.Order)
+	}
+	addCheck(c, q.check)
+	return q
 }
 
-// validateQueueProps checks the props without synthesizing.
-func validateQueueProps(props *TrainingQueueProps) error {
-	switch {
-	case props == nil || props.Pool == nil:
-		return fmt.Errorf("Pool is nil; want an ICapacityPool (NewCapacityPool or FromCapacityPoolArn)")
-	case props.ExecutionRole == nil:
-		return fmt.Errorf("ExecutionRole is nil; want an IExecutionRole (NewExecutionRole or FromExecutionRoleArn)")
-	case props.JobQueueName != "" && !batchNamePattern.MatchString(props.JobQueueName):
-		return fmt.Errorf("JobQueueName is %q; want 1-128 letters, digits, '-' or '_'", props.JobQueueName)
-	case props.Priority != nil && (*props.Priority < 0 || *props.Priority > platform.MaxQueuePriority):
-		return fmt.Errorf("Priority is %d; want 0 to %d", *props.Priority, platform.MaxQueuePriority)
-	case props.FairShare == nil && !props.Pool.QuotaManaged():
-		return fmt.Errorf("FairShare is nil (quota shares) but Pool limits NUM_INSTANCES; quota shares need a pool with InstanceTypes, or set FairShare")
-	case props.FairShare != nil && props.Pool.QuotaManaged():
-		return fmt.Errorf("FairShare is set but Pool limits capacity per instance type (quota management), which serves only quota-share queues; leave FairShare nil")
+// validateQueueProps checks what the props say by themselves.
+func validateQueueProps(props *TrainingQueueProps) []error {
+	var errs []error
+	if props.ExecutionRole == nil {
+		errs = append(errs, fmt.Errorf("ExecutionRole is nil; want an IExecutionRole (NewExecutionRole or FromExecutionRoleArn)"))
 	}
-	if fs := props.FairShare; fs != nil {
-		if fs.ShareDecaySeconds < 0 || fs.ShareDecaySeconds > platform.MaxShareDecaySeconds {
-			return fmt.Errorf("FairShare.ShareDecaySeconds is %d; want 0 to %d", fs.ShareDecaySeconds, platform.MaxShareDecaySeconds)
+	if props.JobQueueName != "" && !batchrules.ValidName(props.JobQueueName) {
+		errs = append(errs, fmt.Errorf("JobQueueName is %q; want 1-128 letters, digits, '-' or '_'", props.JobQueueName))
+	}
+	if props.Priority != nil && (*props.Priority < 0 || *props.Priority > platform.MaxQueuePriority) {
+		errs = append(errs, fmt.Errorf("Priority is %d; want 0 to %d", *props.Priority, platform.MaxQueuePriority))
+	}
+	for i, e := range props.ServiceEnvironments {
+		if e.Pool == nil {
+			errs = append(errs, fmt.Errorf("ServiceEnvironments[%d].Pool is nil; want an ICapacityPool (NewCapacityPool or FromCapacityPoolAttributes)", i))
 		}
-		if fs.ComputeReservation < 0 || fs.ComputeReservation > platform.MaxComputeReservation {
-			return fmt.Errorf("FairShare.ComputeReservation is %d; want 0 to %d", fs.ComputeReservation, platform.MaxComputeReservation)
+	}
+	return errs
+}
+
+func (q *trainingQueue) AddServiceEnvironment(pool ICapacityPool, order int) {
+	if pool == nil {
+		addError(q, "trainq.TrainingQueue: AddServiceEnvironment was given a nil pool at order %d; want an ICapacityPool", order)
+		return
+	}
+	q.envs = append(q.envs, OrderedServiceEnvironment{Pool: pool, Order: order})
+	if s, ok := pool.(queueServer); ok {
+		s.serveQueue(*q.Node().Path())
+	}
+	orders := make([]interface{}, len(q.envs))
+	for i, e := range q.envs {
+		orders[i] = &awsbatch.CfnJobQueue_ServiceEnvironmentOrderProperty{
+			Order:              jsii.Number(e.Order),
+			ServiceEnvironment: e.Pool.ServiceEnvironmentArn(),
 		}
-		for i, s := range fs.Shares {
-			if s.WeightFactor < platform.MinWeight || s.WeightFactor > platform.MaxWeight {
-				return fmt.Errorf("FairShare.Shares[%d].WeightFactor is %g; want %g to %g", i, s.WeightFactor, platform.MinWeight, platform.MaxWeight)
+	}
+	q.resource.SetServiceEnvironmentOrder(&orders)
+}
+
+// check is the queue's validation at synthesis: what depends on pools and
+// shares added after construction.
+func (q *trainingQueue) check() []string {
+	var out []string
+	add := func(format string, args ...any) {
+		out = append(out, "trainq.TrainingQueue: "+fmt.Sprintf(format, args...))
+	}
+	if len(q.envs) == 0 {
+		add("ServiceEnvironments is empty; want at least one pool (ServiceEnvironments, or AddServiceEnvironment)")
+	}
+	byOrder := map[int][]string{}
+	for _, e := range q.envs {
+		byOrder[e.Order] = append(byOrder[e.Order], *e.Pool.Node().Path())
+		switch {
+		case q.kind == SchedulingQuotaShare && !e.Pool.QuotaManaged():
+			add("service environment %s limits NUM_INSTANCES but the scheduling policy is quota share; quota shares need pools with InstanceTypes (quota management), or give the queue a FairSharePolicy",
+				*e.Pool.Node().Path())
+		case q.kind == SchedulingFairShare && e.Pool.QuotaManaged():
+			add("service environment %s limits capacity per instance type (quota management), which serves only a quota-share queue, but the scheduling policy is fair share; use a NUM_INSTANCES pool, or a QuotaSharePolicy",
+				*e.Pool.Node().Path())
+		}
+	}
+	for _, order := range sortedKeys(byOrder) {
+		if pools := byOrder[order]; len(pools) > 1 {
+			add("order %d is given to %d service environments (%s); want a unique order per service environment", order, len(pools), strings.Join(pools, ", "))
+		}
+	}
+	out = append(out, q.checkShares("trainq.TrainingQueue", q.poolTypes())...)
+	return out
+}
+
+// poolTypes are the instance types of the queue's quota-managed pools, nil
+// when none says.
+func (q *trainingQueue) poolTypes() map[string]int {
+	var types map[string]int
+	for _, e := range q.envs {
+		for _, it := range e.Pool.InstanceTypes() {
+			if types == nil {
+				types = map[string]int{}
 			}
-			if s.ShareIdentifier == "" {
-				return fmt.Errorf("FairShare.Shares[%d].ShareIdentifier is empty; want letters, digits or '_'", i)
+			types[it.InstanceType] += it.Instances
+		}
+	}
+	return types
+}
+
+// checkShares validates the queue's quota shares: at most Batch's limit per
+// queue, unique names, and capacities of the queue's instance types (when
+// known).
+func (q *queueBase) checkShares(kind string, types map[string]int) []string {
+	var out []string
+	if n := len(q.shares); n > platform.MaxQuotaSharesPerQueue {
+		out = append(out, fmt.Sprintf("%s: has %d quota shares; AWS Batch allows at most %d per queue", kind, n, platform.MaxQuotaSharesPerQueue))
+	}
+	seen := map[string]string{}
+	for _, s := range q.shares {
+		name := s.QuotaShareName()
+		if other, ok := seen[name]; ok {
+			out = append(out, fmt.Sprintf("%s: quota shares %s and %s are both named %q; want a unique QuotaShareName per queue", kind, other, *s.Node().Path(), name))
+		}
+		seen[name] = *s.Node().Path()
+		if types == nil {
+			continue
+		}
+		for i, c := range s.Capacity() {
+			if _, ok := types[c.InstanceType]; !ok {
+				out = append(out, fmt.Sprintf("%s: quota share %s: Capacity[%d].InstanceType is %q, which none of the queue's pools limits; want one of %s",
+					kind, *s.Node().Path(), i, c.InstanceType, strings.Join(sortedKeys(types), ", ")))
 			}
 		}
+	}
+	return out
+}
+
+func sortedKeys[K int | string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
+}
+
+func (q *trainingQueue) JobQueueArn() *string                { return q.resource.AttrJobQueueArn() }
+func (q *trainingQueue) SchedulingPolicy() ISchedulingPolicy { return q.policy }
+func (q *trainingQueue) Priority() int                       { return q.priority }
+func (q *trainingQueue) Resource() awsbatch.CfnJobQueue      { return q.resource }
+func (q *trainingQueue) ServiceEnvironments() []OrderedServiceEnvironment {
+	return append([]OrderedServiceEnvironment(nil), q.envs...)
+}
+
+func (q *trainingQueue) FairShares() []FairShare {
+	if p, ok := q.policy.(FairSharePolicy); ok {
+		return p.Shares()
 	}
 	return nil
 }
-
-func (q *trainingQueue) JobQueueArn() *string                           { return q.queue.AttrJobQueueArn() }
-func (q *trainingQueue) UsesQuotaShares() bool                          { return q.quota }
-func (q *trainingQueue) ExecutionRole() IExecutionRole                  { return q.role }
-func (q *trainingQueue) Resource() awsbatch.CfnJobQueue                 { return q.queue }
-func (q *trainingQueue) SchedulingPolicy() awsbatch.CfnSchedulingPolicy { return q.policy }
 
 // JobQueueName is the queue's name: the given name, else the last part of
 // its ARN (a job queue's Ref is its ARN).
@@ -202,18 +326,32 @@ func (q *trainingQueue) JobQueueName() *string {
 	return awscdk.Fn_Select(jsii.Number(1), awscdk.Fn_Split(jsii.String("/"), q.JobQueueArn(), nil))
 }
 
-func (q *trainingQueue) GrantSubmit(grantee awsiam.IGrantable) awsiam.Grant {
-	return grantSubmit(grantee, q.JobQueueArn(), q.role)
+func (q *queueBase) SchedulingKind() SchedulingKind { return q.kind }
+func (q *queueBase) ExecutionRole() IExecutionRole  { return q.role }
+func (q *queueBase) QuotaShares() []QuotaShare      { return append([]QuotaShare(nil), q.shares...) }
+
+func (q *queueBase) GrantSubmitServiceJob(grantee awsiam.IGrantable) awsiam.Grant {
+	if q.role == nil {
+		addError(q, "trainq.TrainingQueue: GrantSubmitServiceJob needs the queue's ExecutionRole, which is nil")
+		return awsiam.Grant_Drop(grantee, jsii.String("batch:SubmitServiceJob"))
+	}
+	return grantSubmitServiceJob(grantee, q.self.JobQueueArn(), q.role)
 }
 
-func (q *trainingQueue) AddQuotaShare(id string, props *QuotaShareProps) QuotaShare {
-	return addQuotaShare(q.Construct, q, &q.shares, q.quota, id, props)
+func (q *queueBase) AddQuotaShare(id string, props *QuotaShareProps) QuotaShare {
+	s := NewQuotaShare(q.Construct, id, q.self, props)
+	if q.kind != SchedulingQuotaShare {
+		addError(s, "trainq.QuotaShare: the queue %s schedules by fair share; quota shares need a queue with a QuotaSharePolicy", *q.Node().Path())
+	}
+	q.shares = append(q.shares, s)
+	return s
 }
 
-// grantSubmit lets grantee submit to the queue: SubmitServiceJob acts on
-// the queue and on the new service job, both required resources (Service
-// Authorization Reference, AWS Batch), and needs the execution role passed.
-func grantSubmit(grantee awsiam.IGrantable, queueArn *string, role IExecutionRole) awsiam.Grant {
+// grantSubmitServiceJob lets grantee submit to the queue: SubmitServiceJob
+// acts on the queue and on the new service job, both required resources
+// (Service Authorization Reference, AWS Batch), and needs the execution role
+// passed.
+func grantSubmitServiceJob(grantee awsiam.IGrantable, queueArn *string, role IExecutionRole) awsiam.Grant {
 	submit := awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
 		Grantee:      grantee,
 		Actions:      jsii.Strings("batch:SubmitServiceJob"),
@@ -237,36 +375,48 @@ type TrainingQueueAttributes struct {
 	JobQueueArn string
 	// ExecutionRole is the role its jobs run as. Required.
 	ExecutionRole IExecutionRole
-	// UsesQuotaShares says whether the queue schedules by quota shares.
-	UsesQuotaShares bool
+	// SchedulingKind is the kind of its scheduling policy.
+	// Default: SchedulingQuotaShare.
+	SchedulingKind SchedulingKind
 }
 
 type importedQueue struct {
-	constructs.Construct
-	attrs  TrainingQueueAttributes
-	shares int
+	queueBase
+	arn string
 }
 
-// FromTrainingQueueArn imports an existing SAGEMAKER_TRAINING queue.
-func FromTrainingQueueArn(scope constructs.Construct, id string, attrs *TrainingQueueAttributes) ITrainingQueue {
-	switch {
-	case attrs == nil || attrs.ExecutionRole == nil:
-		panic(fmt.Sprintf("trainq.FromTrainingQueueArn %s/%s: ExecutionRole is nil; want an IExecutionRole", nodePath(scope), id))
-	case !isToken(attrs.JobQueueArn) && !jobQueueARNPattern.MatchString(attrs.JobQueueArn):
-		panic(fmt.Sprintf("trainq.FromTrainingQueueArn %s/%s: JobQueueArn is %q; want arn:aws:batch:REGION:ACCOUNT:job-queue/NAME", nodePath(scope), id, attrs.JobQueueArn))
+// FromTrainingQueueAttributes imports an existing SAGEMAKER_TRAINING queue.
+// Invalid attributes fail synthesis with a message naming the attribute.
+func FromTrainingQueueAttributes(scope constructs.Construct, id string, attrs *TrainingQueueAttributes) ITrainingQueue {
+	if attrs == nil {
+		attrs = &TrainingQueueAttributes{}
 	}
-	return &importedQueue{Construct: constructs.NewConstruct(scope, jsii.String(id)), attrs: *attrs}
+	c := constructs.NewConstruct(scope, jsii.String(id))
+	kind := attrs.SchedulingKind
+	switch {
+	case kind == "":
+		kind = SchedulingQuotaShare
+	case kind != SchedulingQuotaShare && kind != SchedulingFairShare:
+		addError(c, "trainq.FromTrainingQueueAttributes: SchedulingKind is %q; want SchedulingQuotaShare or SchedulingFairShare", kind)
+	}
+	if attrs.ExecutionRole == nil {
+		addError(c, "trainq.FromTrainingQueueAttributes: ExecutionRole is nil; want an IExecutionRole (FromExecutionRoleArn)")
+	}
+	if !isToken(attrs.JobQueueArn) && !batchrules.ValidJobQueueARN(attrs.JobQueueArn) {
+		addError(c, "trainq.FromTrainingQueueAttributes: JobQueueArn is %q; want arn:aws:batch:REGION:ACCOUNT:job-queue/NAME", attrs.JobQueueArn)
+	}
+	q := &importedQueue{queueBase: queueBase{Construct: c, role: attrs.ExecutionRole, kind: kind}, arn: attrs.JobQueueArn}
+	q.self = q
+	addCheck(c, func() []string { return q.checkShares("trainq.FromTrainingQueueAttributes", nil) })
+	return q
 }
 
-func (q *importedQueue) JobQueueArn() *string { return jsii.String(q.attrs.JobQueueArn) }
+func (q *importedQueue) JobQueueArn() *string { return jsii.String(q.arn) }
 func (q *importedQueue) JobQueueName() *string {
-	return awscdk.Arn_Split(jsii.String(q.attrs.JobQueueArn), awscdk.ArnFormat_SLASH_RESOURCE_NAME).ResourceName
+	if isToken(q.arn) {
+		return awscdk.Arn_Split(jsii.String(q.arn), awscdk.ArnFormat_SLASH_RESOURCE_NAME).ResourceName
+	}
+	return jsii.String(batchrules.JobQueueName(q.arn))
 }
-func (q *importedQueue) UsesQuotaShares() bool         { return q.attrs.UsesQuotaShares }
-func (q *importedQueue) ExecutionRole() IExecutionRole { return q.attrs.ExecutionRole }
-func (q *importedQueue) GrantSubmit(grantee awsiam.IGrantable) awsiam.Grant {
-	return grantSubmit(grantee, q.JobQueueArn(), q.attrs.ExecutionRole)
-}
-func (q *importedQueue) AddQuotaShare(id string, props *QuotaShareProps) QuotaShare {
-	return addQuotaShare(q.Construct, q, &q.shares, q.attrs.UsesQuotaShares, id, props)
-}
+func (q *importedQueue) ServiceEnvironments() []OrderedServiceEnvironment { return nil }
+func (q *importedQueue) FairShares() []FairShare                          { return nil }

@@ -5,6 +5,7 @@ package constructs
 // the package calls jsii elsewhere.
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -64,42 +65,45 @@ func TestQuotaSharePropsValidation(t *testing.T) {
 	}
 }
 
-// fakePool and fakeRole satisfy the interfaces without jsii.
-type fakePool struct {
-	ICapacityPool
-	quota bool
-}
-
-func (f fakePool) QuotaManaged() bool { return f.quota }
-
 type fakeRole struct{ IExecutionRole }
 
 func TestQueuePropsValidation(t *testing.T) {
-	quotaPool, totalPool := fakePool{quota: true}, fakePool{quota: false}
 	cases := []struct {
 		name  string
 		props *TrainingQueueProps
 		want  []string
 	}{
-		{"quota shares on a per-type pool are valid", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}}, nil},
-		{"fair share on a NUM_INSTANCES pool is valid", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{},
-			FairShare: &FairShareProps{ShareDecaySeconds: 3600, Shares: []FairShare{{ShareIdentifier: "a", WeightFactor: 0.5}}}}, nil},
-		{"no pool is refused", &TrainingQueueProps{ExecutionRole: fakeRole{}}, []string{"Pool is nil"}},
-		{"no execution role is refused", &TrainingQueueProps{Pool: quotaPool}, []string{"ExecutionRole is nil"}},
-		{"fair share on a per-type pool is refused", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{}},
-			[]string{"FairShare is set", "quota management"}},
-		{"a queue priority above 1000 is refused", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}, Priority: intp(1001)}, []string{"Priority is 1001", "0 to 1000"}},
-		{"a share decay above a week is refused", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{ShareDecaySeconds: 604801}},
-			[]string{"ShareDecaySeconds is 604801", "0 to 604800"}},
-		{"a reservation of 100 is refused", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{ComputeReservation: 100}},
-			[]string{"ComputeReservation is 100", "0 to 99"}},
-		{"a weight of 1000 is refused", &TrainingQueueProps{Pool: totalPool, ExecutionRole: fakeRole{}, FairShare: &FairShareProps{Shares: []FairShare{{ShareIdentifier: "a", WeightFactor: 1000}}}},
-			[]string{"Shares[0].WeightFactor is 1000", "0.0001 to 999.9999"}},
-		{"a queue name with a space is refused", &TrainingQueueProps{Pool: quotaPool, ExecutionRole: fakeRole{}, JobQueueName: "my queue"}, []string{`JobQueueName is "my queue"`}},
+		{"a role alone is valid (pools may be added later)", &TrainingQueueProps{ExecutionRole: fakeRole{}}, nil},
+		{"no execution role is refused", &TrainingQueueProps{}, []string{"ExecutionRole is nil"}},
+		{"a queue priority above 1000 is refused", &TrainingQueueProps{ExecutionRole: fakeRole{}, Priority: intp(1001)}, []string{"Priority is 1001", "0 to 1000"}},
+		{"a queue name with a space is refused", &TrainingQueueProps{ExecutionRole: fakeRole{}, JobQueueName: "my queue"}, []string{`JobQueueName is "my queue"`, "letters, digits"}},
+		{"a nil pool is refused", &TrainingQueueProps{ExecutionRole: fakeRole{}, ServiceEnvironments: []OrderedServiceEnvironment{{Order: 1}}},
+			[]string{"ServiceEnvironments[0].Pool is nil"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			checkErr(t, validateQueueProps(c.props), c.want)
+			checkErr(t, errors.Join(validateQueueProps(c.props)...), c.want)
+		})
+	}
+}
+
+func TestFairSharePolicyValidation(t *testing.T) {
+	cases := []struct {
+		name   string
+		props  FairSharePolicyProps
+		shares []FairShare
+		want   []string
+	}{
+		{"weights and a decay within range are valid", FairSharePolicyProps{ShareDecaySeconds: 3600}, []FairShare{{"a", 0.5}, {"b", 2}}, nil},
+		{"a share decay above a week is refused", FairSharePolicyProps{ShareDecaySeconds: 604801}, nil, []string{"ShareDecaySeconds is 604801", "0 to 604800"}},
+		{"a reservation of 100 is refused", FairSharePolicyProps{ComputeReservation: 100}, nil, []string{"ComputeReservation is 100", "0 to 99"}},
+		{"a weight of 1000 is refused", FairSharePolicyProps{}, []FairShare{{"a", 1000}}, []string{"Shares[0].WeightFactor is 1000", "0.0001 to 999.9999"}},
+		{"a share identifier with a dash is refused", FairSharePolicyProps{}, []FairShare{{"team-a", 1}}, []string{`Shares[0].ShareIdentifier is "team-a"`, "letters, digits or '_'"}},
+		{"a share listed twice is refused", FairSharePolicyProps{}, []FairShare{{"a", 1}, {"a", 2}}, []string{`Shares[1].ShareIdentifier "a" is listed twice`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkErr(t, errors.Join(validateFairShare(&c.props, c.shares)...), c.want)
 		})
 	}
 }

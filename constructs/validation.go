@@ -26,14 +26,14 @@ func addError(c constructs.Construct, format string, args ...any) {
 	c.Node().AddValidation(&validationError{message: fmt.Sprintf(format, args...)})
 }
 
-// validationFunc reports what check returns when the app synthesizes: for
+// validationCheck reports what check returns when the app synthesizes: for
 // rules that depend on what is added after construction (shares, service
-// environments).
-type validationFunc func() []string
+// environments). jsii passes only structs as interface implementations.
+type validationCheck struct{ check func() []string }
 
-func (f validationFunc) Validate() *[]*string {
+func (v *validationCheck) Validate() *[]*string {
 	out := []*string{}
-	for _, m := range f() {
+	for _, m := range v.check() {
 		out = append(out, jsii.String(m))
 	}
 	return &out
@@ -41,5 +41,5 @@ func (f validationFunc) Validate() *[]*string {
 
 // addCheck registers check on c, run when the app synthesizes.
 func addCheck(c constructs.Construct, check func() []string) {
-	c.Node().AddValidation(validationFunc(check))
+	c.Node().AddValidation(&validationCheck{check: check})
 }

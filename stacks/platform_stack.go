@@ -63,32 +63,48 @@ type platformStack struct {
 // NewPlatformStack builds the stack of a platform. The platform must have
 // been validated (platform.Parse, LoadFile and Default do that).
 func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStackProps) PlatformStack {
-	if props == nil || props.Platform == nil {
-		panic(fmt.Sprintf("trainq.PlatformStack %s: Platform is nil; want a validated *platform.Platform", id))
+	if props == nil {
+		props = &PlatformStackProps{}
 	}
 	p := props.Platform
-	if err := p.Validate(); err != nil {
-		panic(fmt.Sprintf("trainq.PlatformStack %s: %v", id, err))
-	}
 	sp := props.StackProps
-	if sp.Description == nil {
+	if sp.Description == nil && p != nil {
 		sp.Description = jsii.String(fmt.Sprintf("trainq platform %s: GPU training queue on AWS Batch for SageMaker Training", p.Name))
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &sp)
-	awscdk.Tags_Of(stack).Add(jsii.String(contract.TagPlatform), jsii.String(p.Name), nil)
 	s := &platformStack{Stack: stack}
+	// An invalid platform fails synthesis with every problem, and nothing is
+	// built from it.
+	switch {
+	case p == nil:
+		addError(stack, "trainq.PlatformStack: Platform is nil; want a *platform.Platform (platform.LoadFile, Parse or Default)")
+		return s
+	case p.Validate() != nil:
+		addError(stack, "trainq.PlatformStack: the platform is invalid: %v", p.Validate())
+		return s
+	}
+	awscdk.Tags_Of(stack).Add(jsii.String(contract.TagPlatform), jsii.String(p.Name), nil)
 
 	s.pool = tq.NewCapacityPool(stack, "Pool", poolProps(p))
 	s.artifacts = newArtifactsBucket(stack)
 	s.role = tq.NewExecutionRole(stack, "ExecutionRole", executionRoleProps(stack, p, s.artifacts))
-	s.queue = tq.NewTrainingQueue(stack, "Queue", queueProps(p, s.pool, s.role))
+	policy := schedulingPolicy(stack, p)
+	s.queue = tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
+		ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: s.pool, Order: 1}},
+		SchedulingPolicy:    policy,
+		ExecutionRole:       s.role,
+		JobQueueName:        p.JobQueueName(),
+		Priority:            p.Scheduling.QueuePriority,
+	})
 	if p.Scheduling.Mode == platform.ModeQuota {
 		for _, t := range p.Teams {
 			s.queue.AddQuotaShare("Share-"+t.Name, quotaShareProps(t))
 		}
 	}
 
-	s.submitter = tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Platform: p, Queue: s.queue, Code: props.SubmitterCode})
+	sub := tq.SubmitterPropsFromPlatform(p, s.queue)
+	sub.Code = props.SubmitterCode
+	s.submitter = tq.NewSubmitter(stack, "Submitter", sub)
 	// The platform file's submitters are roles the stack does not own: they
 	// are granted through the aliases' resource policies only, never by
 	// editing the roles.
@@ -98,10 +114,9 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		}
 	}
 	if p.Monitoring.IsEnabled() {
-		s.monitor = tq.NewMonitor(stack, "Monitor", &tq.MonitorProps{
-			Platform: p, Queue: s.queue, Submitter: s.submitter,
-			ObserverCode: props.ObserverCode, PollerCode: props.PollerCode,
-		})
+		mon := tq.MonitorPropsFromPlatform(p, s.queue, s.submitter)
+		mon.ObserverCode, mon.PollerCode = props.ObserverCode, props.PollerCode
+		s.monitor = tq.NewMonitor(stack, "Monitor", mon)
 		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's alarms")
 		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")
 	}
@@ -138,24 +153,26 @@ func poolProps(p *platform.Platform) *tq.CapacityPoolProps {
 	return props
 }
 
-func queueProps(p *platform.Platform, pool tq.ICapacityPool, role tq.IExecutionRole) *tq.TrainingQueueProps {
-	props := &tq.TrainingQueueProps{
-		Pool:          pool,
-		ExecutionRole: role,
-		JobQueueName:  p.JobQueueName(),
-		Priority:      p.Scheduling.QueuePriority,
-	}
+// schedulingPolicy is the platform's policy: quota shares, or fair share
+// with a weight per team. Earlier releases created it inside the queue, at
+// Queue/SchedulingPolicy: its logical id stays that one, so that an update
+// keeps the policy (a replaced policy would mean a new policy for the queue).
+func schedulingPolicy(stack awscdk.Stack, p *platform.Platform) tq.ISchedulingPolicy {
 	if p.Scheduling.Mode == platform.ModeFairShare {
-		fs := &tq.FairShareProps{
+		fs := &tq.FairSharePolicyProps{
 			ShareDecaySeconds:  *p.Scheduling.ShareDecaySeconds,
 			ComputeReservation: *p.Scheduling.ComputeReservation,
 		}
 		for _, t := range p.Teams {
 			fs.Shares = append(fs.Shares, tq.FairShare{ShareIdentifier: t.Name, WeightFactor: t.Weight})
 		}
-		props.FairShare = fs
+		policy := tq.NewFairSharePolicy(stack, "SchedulingPolicy", fs)
+		keepLogicalID(policy.Resource(), "Queue", "SchedulingPolicy")
+		return policy
 	}
-	return props
+	policy := tq.NewQuotaSharePolicy(stack, "SchedulingPolicy", nil)
+	keepLogicalID(policy.Resource(), "Queue", "SchedulingPolicy")
+	return policy
 }
 
 func quotaShareProps(t platform.Team) *tq.QuotaShareProps {

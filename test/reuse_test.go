@@ -14,12 +14,13 @@ import (
 
 	tq "github.com/trainq/trainq/constructs"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/stacks"
 )
 
 // TestAnotherTeamComposesConstructsInItsOwnStack composes the constructs the
 // way another team would: its own queue and quota shares on a pool that the
 // platform team deployed and set aside for it, imported by ARN, with
-// GrantSubmit to its pipeline role.
+// GrantSubmitServiceJob to its own scheduler's role.
 func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 	const (
 		poolArn = "arn:aws:batch:us-east-1:123456789012:service-environment/vision-gpu-pool"
@@ -31,10 +32,14 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 		stack := awscdk.NewStack(app, jsii.String("VisionTeam"), &awscdk.StackProps{
 			Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")},
 		})
-		pool := tq.FromCapacityPoolArn(stack, "SharedPool", poolArn, true)
+		pool := tq.FromCapacityPoolAttributes(stack, "SharedPool", &tq.CapacityPoolAttributes{
+			ServiceEnvironmentArn: poolArn,
+			InstanceTypes:         []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 8}},
+		})
 		role := tq.FromExecutionRoleArn(stack, "ExecRole", roleArn)
 		queue := tq.NewTrainingQueue(stack, "VisionQueue", &tq.TrainingQueueProps{
-			Pool: pool, ExecutionRole: role, JobQueueName: "vision-training",
+			ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}},
+			ExecutionRole:       role, JobQueueName: "vision-training",
 		})
 		queue.AddQuotaShare("Detection", &tq.QuotaShareProps{
 			QuotaShareName: "detection",
@@ -44,7 +49,7 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 		pipeline := awsiam.NewRole(stack, jsii.String("Pipeline"), &awsiam.RoleProps{
 			AssumedBy: awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
 		})
-		queue.GrantSubmit(pipeline)
+		queue.GrantSubmitServiceJob(pipeline)
 		tpl = assertions.Template_FromStack(stack, nil)
 	})
 
@@ -76,7 +81,7 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 		}
 	}
 
-	// GrantSubmit, as IAM decides it: SubmitServiceJob on the team's queue
+	// GrantSubmitServiceJob, as IAM decides it: SubmitServiceJob on the team's queue
 	// and the service jobs it creates, PassRole on the imported role to
 	// SageMaker only; nothing else.
 	data := []byte(mustJSON(tpl.ToJSON()))
@@ -99,18 +104,35 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 }
 
 func TestConstructsRefuseInvalidPropsNamingPropAndValue(t *testing.T) {
+	p5 := []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 4}}
 	cases := []struct {
 		name string
-		want []string
+		want []string // substrings of one validation message
 		make func(stack awscdk.Stack)
 	}{
-		{"quota shares on a NUM_INSTANCES pool are refused", []string{"FairShare is nil", "NUM_INSTANCES"}, func(stack awscdk.Stack) {
+		{"quota shares on a NUM_INSTANCES pool are refused", []string{"[S/Q]", "trainq.TrainingQueue", "S/Pool limits NUM_INSTANCES", "quota share"}, func(stack awscdk.Stack) {
 			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{TotalInstances: 4})
-			tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+			tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
 		}},
-		{"a 21st quota share is refused", []string{"quota share 21", "at most 20"}, func(stack awscdk.Stack) {
+		{"fair share on a quota-managed pool is refused", []string{"trainq.TrainingQueue", "quota management", "fair share"}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: p5})
+			tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{
+				ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "R", nil),
+				SchedulingPolicy: tq.NewFairSharePolicy(stack, "FS", nil),
+			})
+		}},
+		{"a queue without a service environment is refused", []string{"[S/Q]", "ServiceEnvironments is empty", "AddServiceEnvironment"}, func(stack awscdk.Stack) {
+			tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+		}},
+		{"two service environments at one order are refused", []string{"order 1 is given to 2 service environments", "S/A", "S/B", "unique order"}, func(stack awscdk.Stack) {
+			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{ExecutionRole: tq.NewExecutionRole(stack, "R", nil),
+				SchedulingPolicy: tq.NewFairSharePolicy(stack, "FS", nil)})
+			q.AddServiceEnvironment(tq.NewCapacityPool(stack, "A", &tq.CapacityPoolProps{TotalInstances: 4}), 1)
+			q.AddServiceEnvironment(tq.NewCapacityPool(stack, "B", &tq.CapacityPoolProps{TotalInstances: 4}), 1)
+		}},
+		{"a 21st quota share is refused", []string{"has 21 quota shares", "at most 20"}, func(stack awscdk.Stack) {
 			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 40}}})
-			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
 			for i := 0; i < 21; i++ {
 				q.AddQuotaShare("S"+string(rune('a'+i)), &tq.QuotaShareProps{
 					QuotaShareName: "team" + string(rune('a'+i)),
@@ -118,42 +140,84 @@ func TestConstructsRefuseInvalidPropsNamingPropAndValue(t *testing.T) {
 				})
 			}
 		}},
-		{"a borrow limit without lend-and-borrow is refused", []string{"BorrowLimitPercent is 50", `"reserve"`}, func(stack awscdk.Stack) {
-			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 4}}})
-			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+		{"a quota share of a type no pool limits is refused", []string{"Capacity[0].InstanceType is \"ml.g5.12xlarge\"", "want one of ml.p5.48xlarge"}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: p5})
+			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
+			q.AddQuotaShare("S", &tq.QuotaShareProps{QuotaShareName: "a", Capacity: []tq.InstanceCapacity{{InstanceType: "ml.g5.12xlarge", Instances: 1}}})
+		}},
+		{"a borrow limit without lend-and-borrow is refused", []string{"[S/Q/S]", "trainq.QuotaShare", "BorrowLimitPercent is 50", `"reserve"`}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: p5})
+			q := tq.NewTrainingQueue(stack, "Q", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "R", nil)})
 			limit := 50
 			q.AddQuotaShare("S", &tq.QuotaShareProps{QuotaShareName: "a", Strategy: platform.StrategyReserve, BorrowLimitPercent: &limit,
 				Capacity: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 1}}})
 		}},
-		{"a pool instance type outside ml.* is refused", []string{`"p5.48xlarge"`, "ml.p5.48xlarge"}, func(stack awscdk.Stack) {
+		{"a pool instance type outside ml.* is refused", []string{"[S/Pool]", "trainq.CapacityPool", `"p5.48xlarge"`, "ml.p5.48xlarge"}, func(stack awscdk.Stack) {
 			tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "p5.48xlarge", Instances: 4}}})
 		}},
-		{"a second queue on a quota-managed pool is refused", []string{"already serves a job queue", "exactly one queue"}, func(stack awscdk.Stack) {
-			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 4}}})
+		{"a second queue on a quota-managed pool is refused", []string{"[S/Pool]", "serves 2 job queues (S/Q1, S/Q2)", "exactly one job queue"}, func(stack awscdk.Stack) {
+			pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: p5})
 			role := tq.NewExecutionRole(stack, "R", nil)
-			tq.NewTrainingQueue(stack, "Q1", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: role})
-			tq.NewTrainingQueue(stack, "Q2", &tq.TrainingQueueProps{Pool: pool, ExecutionRole: role})
+			tq.NewTrainingQueue(stack, "Q1", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: role})
+			tq.NewTrainingQueue(stack, "Q2", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: role})
 		}},
-		{"an imported pool ARN that is not a service environment is refused", []string{"serviceEnvironmentArn", "job-queue/q"}, func(stack awscdk.Stack) {
-			tq.FromCapacityPoolArn(stack, "Pool", "arn:aws:batch:us-east-1:123456789012:job-queue/q", true)
+		{"an imported pool ARN that is not a service environment is refused", []string{"ServiceEnvironmentArn is", "job-queue/q", "service-environment/NAME"}, func(stack awscdk.Stack) {
+			tq.FromCapacityPoolAttributes(stack, "Pool", &tq.CapacityPoolAttributes{ServiceEnvironmentArn: "arn:aws:batch:us-east-1:123456789012:job-queue/q", InstanceTypes: p5})
+		}},
+		{"an imported pool without its limits is refused", []string{"trainq.FromCapacityPoolAttributes", "TotalInstances is 0 and InstanceTypes is empty"}, func(stack awscdk.Stack) {
+			tq.FromCapacityPoolAttributes(stack, "Pool", &tq.CapacityPoolAttributes{ServiceEnvironmentArn: "arn:aws:batch:us-east-1:123456789012:service-environment/p"})
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			msg := panicMessage(func() {
-				app := awscdk.NewApp(nil)
-				c.make(awscdk.NewStack(app, jsii.String("S"), nil))
-			})
-			if msg == "" {
+			msgs := validationMessages(t, func(stack awscdk.Stack) { c.make(stack) })
+			if len(msgs) == 0 {
 				t.Fatalf("accepted")
 			}
-			for _, w := range c.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("message %q does not mention %q", msg, w)
+			for _, m := range msgs {
+				if containsAll(m, c.want) {
+					return
 				}
 			}
+			t.Errorf("no message mentions all of %q:\n%s", c.want, strings.Join(msgs, "\n"))
 		})
 	}
+}
+
+// validationMessages builds a stack with make and returns the validation
+// errors that synthesis fails with, one per line, each "[path] message".
+func validationMessages(t *testing.T, make func(stack awscdk.Stack)) []string {
+	t.Helper()
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(t.TempDir())})
+	stack := awscdk.NewStack(app, jsii.String("S"), &awscdk.StackProps{
+		Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")},
+	})
+	if msg := panicMessage(func() { make(stack) }); msg != "" {
+		t.Fatalf("constructing panicked instead of failing validation: %s", msg)
+	}
+	_, err := stacks.Synth(app)
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "[") {
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("synthesis failed without validation messages: %v", err)
+	}
+	return out
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, w := range subs {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func panicMessage(f func()) (msg string) {

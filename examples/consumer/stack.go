@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
@@ -24,20 +25,14 @@ const (
 func NewVisionStack(scope constructs.Construct, id string, props *awscdk.StackProps) awscdk.Stack {
 	stack := awscdk.NewStack(scope, jsii.String(id), props)
 
-	// The vision team's platform description: its pool, classes and teams.
-	p := &platform.Platform{
-		Name:  "vision",
-		Pools: []platform.Pool{{InstanceType: "ml.p4d.24xlarge", Instances: 16}},
-		Teams: []platform.Team{
-			{Name: "detection", Capacity: []platform.Pool{{InstanceType: "ml.p4d.24xlarge", Instances: 10}}},
-			{Name: "segmentation", Capacity: []platform.Pool{{InstanceType: "ml.p4d.24xlarge", Instances: 6}}, Sharing: platform.StrategyLend},
-		},
-	}
-	p.ApplyDefaults()
+	// The pool is the platform team's: imported with its limits, not created.
+	pool := tq.FromCapacityPoolAttributes(stack, "VisionPool", &tq.CapacityPoolAttributes{
+		ServiceEnvironmentArn: poolArn,
+		InstanceTypes:         []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 16}},
+	})
 
-	pool := tq.FromCapacityPoolArn(stack, "VisionPool", poolArn, true)
-
-	// The jobs read datasets and write models in the team's bucket.
+	// The jobs read datasets and write models in the team's bucket, and
+	// nothing else.
 	data := awss3.NewBucket(stack, jsii.String("Data"), &awss3.BucketProps{
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
@@ -49,28 +44,60 @@ func NewVisionStack(scope constructs.Construct, id string, props *awscdk.StackPr
 		Write: []tq.S3Location{{Bucket: data, Prefix: "models/"}},
 	})
 
+	// The team's own queue on that pool, with a quota share per sub-team.
 	queue := tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
-		Pool: pool, ExecutionRole: role, JobQueueName: "vision-training",
+		ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}},
+		ExecutionRole:       role,
+		JobQueueName:        "vision-training",
 	})
-	for _, team := range p.Teams {
-		queue.AddQuotaShare("Share-"+team.Name, &tq.QuotaShareProps{
-			QuotaShareName: team.Name,
-			Capacity:       []tq.InstanceCapacity{{InstanceType: team.Capacity[0].InstanceType, Instances: team.Capacity[0].Instances}},
-			Strategy:       team.Sharing,
-		})
-	}
+	queue.AddQuotaShare("Detection", &tq.QuotaShareProps{
+		QuotaShareName: "detection",
+		Capacity:       []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 10}},
+	})
+	queue.AddQuotaShare("Segmentation", &tq.QuotaShareProps{
+		QuotaShareName: "segmentation",
+		Capacity:       []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 6}},
+		Strategy:       platform.StrategyLend,
+	})
 
-	submitter := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Platform: p, Queue: queue})
-	// The team's pipeline submits research jobs through the class alias.
+	// The submission function: classes production, research and sweep (the
+	// default), teams the queue's shares. Its name, its alarms' names and the
+	// tag on its jobs start with the platform name.
+	vision := tq.PlatformProps{PlatformName: "vision"}
+	submitter := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: queue, PlatformProps: vision})
+
+	// The team's pipeline submits research jobs through the class's alias.
 	pipeline := awsiam.NewRole(stack, jsii.String("Pipeline"), &awsiam.RoleProps{
 		AssumedBy: awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
 	})
 	submitter.GrantSubmit(pipeline, "research")
 
-	// Alarms go to the team's own on-call topic.
+	// Monitoring, layer by layer: the pipeline that produces the metrics,
+	// alarms on the team's own on-call topic, and a dashboard of trainq's
+	// widgets.
+	metrics := tq.NewMonitoringPipeline(stack, "Metrics", &tq.MonitoringPipelineProps{Queue: queue, PlatformProps: vision})
 	onCall := awssns.NewTopic(stack, jsii.String("OnCall"), &awssns.TopicProps{EnforceSSL: jsii.Bool(true)})
-	tq.NewMonitor(stack, "Monitor", &tq.MonitorProps{
-		Platform: p, Queue: queue, Submitter: submitter, AlarmTopic: onCall,
+	alarms := tq.NewAlarmFactory(stack, &tq.AlarmFactoryProps{AlarmNamePrefix: "vision-", Actions: tq.NotifyTopic(onCall)})
+	alarms.AddQueueAlarms(queue, submitter.Classes(), &tq.QueueAlarmThresholds{
+		MaxWaitSeconds:   map[string]int{"production": 600},
+		FailedJobClasses: []string{"production", "research"},
+	})
+	alarms.AddSubmitterAlarms(queue, submitter)
+	alarms.AddPipelineAlarms(metrics)
+
+	widgets := tq.WidgetPropsFromPlatform(submitter.Platform())
+	rows := [][]awscloudwatch.IWidget{
+		tq.CapacityWidgets(queue, widgets),
+		tq.BacklogWidgets(queue, widgets),
+		append(tq.SubmitterWidgets(queue, submitter), tq.AlarmStatusWidget("Vision alarms", alarms.Ordered())),
+	}
+	dashboard := make([]*[]awscloudwatch.IWidget, len(rows))
+	for i := range rows {
+		dashboard[i] = &rows[i]
+	}
+	awscloudwatch.NewDashboard(stack, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
+		DashboardName: jsii.String("vision-training"),
+		Widgets:       &dashboard,
 	})
 	return stack
 }
