@@ -77,15 +77,16 @@ func isBuildTime(path string) bool {
 // constructs to a function's package. docs/architecture.md draws it.
 var layers = map[string][]string{
 	"batchrules":             {},
+	"batchrules/batchsdk":    {"batchrules"},
 	"metrics":                {},
 	"platform":               {"batchrules"},
 	"contract":               {"platform", "batchrules"},
 	"trace":                  {"platform", "batchrules"},
 	"simulate":               {"platform", "batchrules", "trace", "metrics", "contract"},
 	"simulate/simcmd":        {"platform", "batchrules", "simulate", "trace"},
-	"submit":                 {"contract", "batchrules", "platform", "metrics"},
+	"submit":                 {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
 	"observe":                {"contract", "batchrules", "platform", "metrics"},
-	"poll":                   {"contract", "batchrules", "platform", "metrics"},
+	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
 	"client":                 {"contract", "batchrules", "platform"},
 	"constructs/lambdabuild": {},
 	"constructs":             {"constructs/lambdabuild", "contract", "batchrules", "platform", "metrics"},

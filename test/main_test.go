@@ -51,12 +51,9 @@ func synth(t *testing.T, file string) *synthesized {
 	if s, ok := synthCache[file]; ok {
 		return s
 	}
-	p := platform.Default()
-	if file != "" {
-		var err error
-		if p, err = platform.LoadFile(file); err != nil {
-			t.Fatalf("load %s: %v", file, err)
-		}
+	p, err := platform.LoadFileOrDefault(file)
+	if err != nil {
+		t.Fatalf("load %s: %v", describe(file), err)
 	}
 	outdir, err := os.MkdirTemp("", "trainq-synth-")
 	if err != nil {
