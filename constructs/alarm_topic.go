@@ -51,7 +51,7 @@ func NewAlarmTopic(scope constructs.Construct, id string, props *AlarmTopicProps
 		props = &AlarmTopicProps{}
 	}
 	c := constructs.NewConstruct(scope, jsii.String(id))
-	topic, key := newAlarmTopic(c, "Key", "Topic", props)
+	topic, key := newAlarmTopic(c, "Key", "Topic", "", props)
 	return &alarmTopic{Construct: c, topic: topic, key: key}
 }
 
@@ -60,14 +60,15 @@ func (t *alarmTopic) Key() awskms.Key               { return t.key }
 func (t *alarmTopic) Actions() IAlarmActionStrategy { return NotifyTopic(t.topic) }
 
 // newAlarmTopic creates the topic and its key in scope, with ids keyID and
-// topicID (the Monitor keeps its released ids "AlarmKey" and "AlarmTopic").
+// topicID (the Monitor keeps its released ids "AlarmKey" and "AlarmTopic",
+// and its key's description).
 // A topic policy replaces SNS's default one, so the topic allows CloudWatch
 // to publish itself, and the key lets CloudWatch encrypt the notifications:
 // both only for this account's alarms of the prefix (aws:SourceAccount,
 // aws:SourceArn), as the CloudWatch user guide ("Using Amazon SNS topics for
 // alarm actions") and the SNS developer guide ("Enable compatibility between
 // event sources from AWS services and encrypted topics") describe.
-func newAlarmTopic(scope constructs.Construct, keyID, topicID string, props *AlarmTopicProps) (awssns.Topic, awskms.Key) {
+func newAlarmTopic(scope constructs.Construct, keyID, topicID, keyDescription string, props *AlarmTopicProps) (awssns.Topic, awskms.Key) {
 	prefix := props.AlarmNamePrefix
 	if prefix == "" {
 		prefix = platform.DefaultName + "-"
@@ -75,6 +76,9 @@ func newAlarmTopic(scope constructs.Construct, keyID, topicID string, props *Ala
 	display := props.DisplayName
 	if display == "" {
 		display = "trainq alarms"
+	}
+	if keyDescription == "" {
+		keyDescription = "Encrypts the alarm topic \"" + display + "\""
 	}
 	stack := awscdk.Stack_Of(scope)
 	fromAlarms := &map[string]interface{}{
@@ -85,7 +89,7 @@ func newAlarmTopic(scope constructs.Construct, keyID, topicID string, props *Ala
 		})},
 	}
 	key := awskms.NewKey(scope, jsii.String(keyID), &awskms.KeyProps{
-		Description:       jsii.String("Encrypts the alarm topic \"" + display + "\""),
+		Description:       jsii.String(keyDescription),
 		EnableKeyRotation: jsii.Bool(true),
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})

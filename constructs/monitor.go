@@ -121,7 +121,7 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	}
 	actions := props.AlarmActions
 	if actions == nil {
-		topic, _ := newAlarmTopic(c, "AlarmKey", "AlarmTopic", &AlarmTopicProps{
+		topic, _ := newAlarmTopic(c, "AlarmKey", "AlarmTopic", "Encrypts the trainq "+pp.name()+" alarm topic", &AlarmTopicProps{
 			AlarmNamePrefix: prefix, DisplayName: "trainq " + pp.name() + " alarms", Emails: props.AlarmEmails,
 		})
 		m.topic = topic

@@ -97,8 +97,8 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 	if pollerName == "" {
 		pollerName = name + "-poller"
 	}
-	checkFunctionName(c, "trainq.MonitoringPipeline", "ObserverFunctionName", observerName)
-	checkFunctionName(c, "trainq.MonitoringPipeline", "PollerFunctionName", pollerName)
+	observerName = checkFunctionName(c, "trainq.MonitoringPipeline", "ObserverFunctionName", observerName)
+	pollerName = checkFunctionName(c, "trainq.MonitoringPipeline", "PollerFunctionName", pollerName)
 	files := map[string][]byte{}
 	if p != nil {
 		files[contract.PlatformFileName] = p.JSON()

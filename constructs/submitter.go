@@ -122,7 +122,7 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	if name == "" {
 		name = props.PlatformProps.name() + "-submit"
 	}
-	checkFunctionName(c, "trainq.Submitter", "FunctionName", name)
+	name = checkFunctionName(c, "trainq.Submitter", "FunctionName", name)
 	s.platform = p
 	if props.Queue == nil {
 		return s
@@ -174,12 +174,15 @@ func executionRoleArn(queue ITrainingQueue) *string {
 	return jsii.String("")
 }
 
-// checkFunctionName records a validation error unless name is one Lambda
-// accepts: 1–64 letters, digits, '-' or '_'.
-func checkFunctionName(c constructs.Construct, what, prop, name string) {
+// checkFunctionName returns name when Lambda accepts it (1–64 letters,
+// digits, '-' or '_'); else it records a validation error and returns a
+// placeholder, so that construction goes on to report every mistake.
+func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 	if !isToken(name) && !functionNamePattern.MatchString(name) {
 		addError(c, "%s: %s is %q; want 1-64 letters, digits, '-' or '_' (Lambda's function names; set %s, or a shorter PlatformName)", what, prop, name, prop)
+		return "invalid-function-name"
 	}
+	return name
 }
 
 // grantSubmitterPermissions gives the function's role what it needs, on the

@@ -80,7 +80,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		addError(stack, "trainq.PlatformStack: Platform is nil; want a *platform.Platform (platform.LoadFile, Parse or Default)")
 		return s
 	case p.Validate() != nil:
-		addError(stack, "trainq.PlatformStack: the platform is invalid: %v", p.Validate())
+		addError(stack, "trainq.PlatformStack: the platform is invalid: %s", strings.ReplaceAll(p.Validate().Error(), "\n", "; "))
 		return s
 	}
 	awscdk.Tags_Of(stack).Add(jsii.String(contract.TagPlatform), jsii.String(p.Name), nil)

@@ -115,6 +115,9 @@ func TestConsumerModuleSynthesizesWithTrainqsFunctions(t *testing.T) {
 			m.goCmd(t, append(append([]string{"build"}, c.flags...), "-o", app, ".")...)
 			out := synthIn(t, app, t.TempDir())
 			checkConsumerAssembly(t, out)
+			if i == 0 {
+				checkConsumerGrants(t, filepath.Join(out, "VisionTraining.template.json"))
+			}
 		})
 	}
 }
@@ -198,6 +201,21 @@ func checkConsumerAssembly(t *testing.T, out string) {
 		t.Errorf("%d dashboards, want 1", n)
 	}
 	cfnLint(t, "vision-infra", mustRead(t, path))
+}
+
+// checkConsumerGrants asks the IAM evaluator what the team's pipeline role
+// may do: submit research jobs through the class's alias, nothing else.
+func checkConsumerGrants(t *testing.T, path string) {
+	t.Helper()
+	d := deploy(t, path)
+	pipeline := d.roleARN(t, "Pipeline")
+	fn := arn("lambda", "function:vision-submit")
+	d.decide(t, []iamRequest{
+		{name: "the vision pipeline submits research jobs", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research", want: allowed, cite: citeLambdaInvoke},
+		{name: "the vision pipeline cannot submit production jobs", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":production", want: denied, cite: citeLambdaInvoke},
+		{name: "the vision pipeline cannot invoke the function unqualified", principal: pipeline, action: "lambda:InvokeFunction", resource: fn, want: denied, cite: citeLambdaInvoke},
+		{name: "the vision pipeline cannot submit to Batch directly", principal: pipeline, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/vision-training"), want: denied, cite: citeBatchActions},
+	})
 }
 
 func mustRead(t *testing.T, path string) []byte {
