@@ -111,7 +111,7 @@ type AlarmProps struct {
 	Description string
 	// Metric is what the alarm watches. Required.
 	Metric awscloudwatch.IMetric
-	// Threshold is the value compared with the metric.
+	// Threshold is the value compared with the metric. Required.
 	Threshold float64
 	// Comparison compares metric and threshold.
 	// Default: GREATER_THAN_OR_EQUAL_TO_THRESHOLD.

@@ -139,3 +139,34 @@ func TestEveryLogRetentionThePlatformAcceptsHasACDKName(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueAlarmThresholdsDefaultsAndChecks(t *testing.T) {
+	classes := []string{"production", "research", "sweep", "batch-inference"}
+	got, problems := (*QueueAlarmThresholds)(nil).resolve(classes)
+	if len(problems) != 0 {
+		t.Errorf("the defaults are refused: %v", problems)
+	}
+	want := map[string]int{"production": 900, "research": 7200, "sweep": 43200, "batch-inference": 3600}
+	for c, w := range want {
+		if got.MaxWaitSeconds[c] != w {
+			t.Errorf("default MaxWaitSeconds[%s] = %d, want %d", c, got.MaxWaitSeconds[c], w)
+		}
+	}
+	if len(got.FailedJobClasses) != 1 || got.FailedJobClasses[0] != "production" || got.UtilizationTargetPercent != 80 || got.IdleAlarmSeconds != 1800 {
+		t.Errorf("defaults %+v, want failed-job alarms for production, 80%%, 1800 s", got)
+	}
+	none, _ := (&QueueAlarmThresholds{FailedJobClasses: []string{}}).resolve(classes)
+	if len(none.FailedJobClasses) != 0 {
+		t.Errorf("an empty FailedJobClasses became %v, want none", none.FailedJobClasses)
+	}
+	_, problems = (&QueueAlarmThresholds{IdleAlarmSeconds: 90, UtilizationTargetPercent: 101, FailedJobClasses: []string{"gold"}}).resolve(classes)
+	for _, w := range []string{"IdleAlarmSeconds is 90", "UtilizationTargetPercent is 101", `FailedJobClasses[0] is "gold"`} {
+		found := false
+		for _, p := range problems {
+			found = found || strings.Contains(p, w)
+		}
+		if !found {
+			t.Errorf("problems %q do not mention %q", problems, w)
+		}
+	}
+}
