@@ -74,10 +74,18 @@ type EventKind uint8
 
 // Event kinds.
 const (
+	// EventStart: an attempt starts.
 	EventStart EventKind = iota + 1
+	// EventPreempt: an attempt ends because it was preempted.
 	EventPreempt
+	// EventComplete: an attempt ends because the job completed.
 	EventComplete
+	// EventFail: the job fails (after its last attempt ended, or without
+	// any attempt when it can never fit).
 	EventFail
+	// EventTimeout: an attempt ends because it ran the class's maximum
+	// runtime; an EventStart (retry) or EventFail follows.
+	EventTimeout
 )
 
 // Event is one change of a job's state at simulated time At.
@@ -380,26 +388,31 @@ func (e *engine) loop(src Source) error {
 		}
 	}
 	e.failStranded()
+	if e.err != nil {
+		return e.err
+	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(read)
 	}
 	return nil
 }
 
-// failStranded fails the jobs still waiting when nothing runs and nothing
-// more arrives: no event can ever let them start (a fair-share compute
-// reservation held for a team that never comes can do that).
+// failStranded reports jobs still waiting when nothing runs and nothing
+// more arrives. Under the modelled rules a job that passed neverFits always
+// starts once the pool drains, so any is a bug in the simulator.
 func (e *engine) failStranded() {
+	n := 0
 	for s := range e.waiting {
 		for t := range e.waiting[s] {
 			for _, en := range e.waiting[s][t] {
 				if e.live(en) {
-					e.stats.waitingDelta(&e.jobs[en.idx], -1)
-					e.fail(en.idx, "still waiting when the trace ended with nothing running: it can never fit")
+					n++
 				}
 			}
-			e.waiting[s][t] = nil
 		}
+	}
+	if n > 0 && e.err == nil {
+		e.err = fmt.Errorf("simulate: %d jobs still waiting after the last event with nothing running (a simulator bug)", n)
 	}
 }
 
@@ -530,11 +543,8 @@ func (e *engine) start(idx int32) {
 	e.left[s][t]++
 	j.runIdx = int32(len(e.running[s][t]))
 	e.running[s][t] = append(e.running[s][t], idx)
-	run := j.duration
-	j.timeoutEnd = false
-	if limit := int64(e.classes[j.class].MaxRuntimeSeconds); run > limit {
-		run, j.timeoutEnd = limit, true
-	}
+	run, timeout := attemptSeconds(e.classes[j.class], j.duration)
+	j.timeoutEnd = timeout
 	e.ends.push(ending{at: e.now + run, job: idx, epoch: j.epoch})
 	e.stats.waitingDelta(j, -1)
 	e.observe(EventStart, j, "")
@@ -556,6 +566,12 @@ func (e *engine) stop(idx int32) {
 	e.stats.ran(e, j, e.now-j.start)
 	j.epoch++
 	e.dirty[t] = true
+	if e.mode == platform.ModeFairShare && e.policy == PolicyPlatform && !shareActive(e.runN[s]) {
+		// The share is no longer active: the reservation changed everywhere.
+		for i := range e.dirty {
+			e.dirty[i] = true
+		}
+	}
 }
 
 // end finishes a running attempt: a success, or a timeout that is retried
@@ -570,8 +586,9 @@ func (e *engine) end(idx int32) {
 		return
 	}
 	j.attempts++
+	e.observe(EventTimeout, j, "")
 	c := e.classes[j.class]
-	if int(j.attempts) >= c.Attempts() {
+	if !attemptsLeft(c, int(j.attempts)) {
 		e.fail(idx, fmt.Sprintf("timed out after %d s in each of %d attempts", c.MaxRuntimeSeconds, j.attempts))
 		return
 	}
@@ -586,8 +603,8 @@ func (e *engine) preempt(idx int32) {
 	j.preempts++
 	e.stats.preempted(j)
 	e.observe(EventPreempt, j, "")
-	if pr := e.classes[j.class].PreemptionRetries; pr != nil && int(j.preempts) > *pr {
-		e.fail(idx, fmt.Sprintf("preempted %d times, more than the class's %d preemption retries", j.preempts, *pr))
+	if c := e.classes[j.class]; !preemptionRetriesLeft(c, int(j.preempts)) {
+		e.fail(idx, fmt.Sprintf("preempted %d times, more than the class's %d preemption retries", j.preempts, *c.PreemptionRetries))
 		return
 	}
 	// A pass may be walking the queue; the job rejoins it after the pass.
@@ -625,18 +642,24 @@ func (e *engine) schedule() {
 		e.scheduleFIFO()
 		return
 	}
-	for t := range e.types {
-		if !e.dirty[t] {
-			continue
+	for again := true; again; {
+		again = false
+		for t := range e.types {
+			if !e.dirty[t] {
+				continue
+			}
+			e.dirty[t] = false
+			switch e.mode {
+			case platform.ModeFairShare:
+				e.scheduleFair(t)
+			default:
+				e.scheduleQuota(t)
+			}
+			e.flushRequeue()
 		}
-		e.dirty[t] = false
-		switch e.mode {
-		case platform.ModeFairShare:
-			e.scheduleFair(t)
-		default:
-			e.scheduleQuota(t)
+		for _, d := range e.dirty {
+			again = again || d
 		}
-		e.flushRequeue()
 	}
 }
 

@@ -6,53 +6,44 @@ import (
 	"github.com/trainq/trainq/platform"
 )
 
-// Fair-share rules, after the AWS Batch user guide: fair-share scheduling
+// Fair-share rules, after the AWS Batch API reference (FairsharePolicy,
+// ShareAttributes) and user guide: fair-share scheduling
 // (https://docs.aws.amazon.com/batch/latest/userguide/fair-share-scheduling.html)
 // and share identifiers
 // (https://docs.aws.amazon.com/batch/latest/userguide/share-identifiers.html).
-// Fair share never preempts: preemption belongs to quota management.
+// Fair share never preempts: "Quota management is the only AWS Batch
+// scheduling algorithm to incorporate preemption"
+// (https://docs.aws.amazon.com/batch/latest/userguide/preemption.html).
 
 // fairState tracks each share's usage for fair share.
 type fairState struct {
-	decay       float64   // shareDecaySeconds
+	decay       float64   // the decay window D, shareDecaySeconds (0 → 600)
 	reservation int       // computeReservation percent
 	weight      []float64 // weight factor per share
 	hist        []float64 // decayed instance-seconds per share
-	lastBusy    []int64   // last time the share had waiting or running jobs
 	last        int64
 }
 
 func newFairState(p *platform.Platform, n int) fairState {
-	f := fairState{weight: make([]float64, n), hist: make([]float64, n), lastBusy: make([]int64, n)}
-	if p.Scheduling.ShareDecaySeconds != nil {
-		f.decay = float64(*p.Scheduling.ShareDecaySeconds)
-	}
+	f := fairState{weight: make([]float64, n), hist: make([]float64, n), decay: shareDecaySeconds(p.Scheduling.ShareDecaySeconds)}
 	if p.Scheduling.ComputeReservation != nil {
 		f.reservation = *p.Scheduling.ComputeReservation
 	}
 	for i, t := range p.Teams {
-		f.weight[i] = t.Weight
-		if f.weight[i] == 0 {
-			f.weight[i] = platform.DefaultWeight
-		}
-		f.lastBusy[i] = math.MinInt64 / 2
+		f.weight[i] = shareWeight(t)
 	}
 	return f
 }
 
-// advance decays each share's past usage to time t: with running instances r
-// held since the last update dt seconds ago and decay D,
+// advance decays each share's past usage to time t: with r instances
+// running since the last update dt seconds ago and window D,
 // hist ← hist·e^(−dt/D) + r·D·(1 − e^(−dt/D)).
 func (f *fairState) advance(e *engine, t int64) {
 	dt := float64(t - f.last)
-	for s := range f.hist {
-		r := float64(e.runN[s])
-		if e.runN[s] > 0 || e.waitN[s] > 0 {
-			f.lastBusy[s] = t
-		}
-		if f.decay > 0 && dt > 0 {
-			x := math.Exp(-dt / f.decay)
-			f.hist[s] = f.hist[s]*x + r*f.decay*(1-x)
+	if dt > 0 {
+		x := math.Exp(-dt / f.decay)
+		for s := range f.hist {
+			f.hist[s] = f.hist[s]*x + float64(e.runN[s])*f.decay*(1-x)
 		}
 	}
 	f.last = t
@@ -60,45 +51,38 @@ func (f *fairState) advance(e *engine, t int64) {
 
 // usage is share s's weighted usage, the fair-share ordering key (lower goes
 // first): weightFactor × (instances running now + decayed past usage / D).
-// With shareDecaySeconds 0 only current usage counts, as AWS documents.
+// The share-identifiers page: "The AWS Batch scheduler tracks usage for each
+// share identifier by using the (T * weightFactor) formula, where T is the
+// vCPU usage over time. The scheduler picks jobs with the lowest usage".
 func (f *fairState) usage(e *engine, s int) float64 {
-	u := float64(e.runN[s])
-	if f.decay > 0 {
-		u += f.hist[s] / f.decay
-	}
-	return f.weight[s] * u
+	return f.weight[s] * (float64(e.runN[s]) + f.hist[s]/f.decay)
 }
 
-// active reports whether share s counts as an active share identifier: it has
-// waiting or running jobs, or had some less than shareDecaySeconds ago.
-func (f *fairState) active(e *engine, s int) bool {
-	return e.runN[s] > 0 || e.waitN[s] > 0 || float64(e.now-f.lastBusy[s]) < f.decay
-}
-
-// reserved is the compute reservation of type t: while some team is not
-// active, floor(pool × (computeReservation/100)^activeShares) instances are
-// held back for it. Once every team is active nothing is held back (there is
-// no one left to hold it for); this is trainq's reading of the rule.
-func (f *fairState) reserved(e *engine, t int) int {
-	if f.reservation == 0 {
-		return 0
-	}
+// activeShares counts the shares that use capacity now (shareActive).
+func (e *engine) activeShares() int {
 	a := 0
-	for s := range f.weight {
-		if f.active(e, s) {
+	for _, r := range e.runN {
+		if shareActive(r) {
 			a++
 		}
 	}
-	if a == len(f.weight) {
-		return 0
+	return a
+}
+
+// fairLimit is how many instances of type t may be in use after a job of
+// share s starts: the whole pool for a share that is not active (the
+// reservation is held for it), else the pool less the compute reservation.
+func (e *engine) fairLimit(s, t int) int {
+	if !shareActive(e.runN[s]) {
+		return e.pool[t]
 	}
-	return int(float64(e.pool[t]) * math.Pow(float64(f.reservation)/100, float64(a)))
+	return e.pool[t] - reservedInstances(e.pool[t], e.fair.reservation, e.activeShares())
 }
 
 // scheduleFair runs the fair-share pass for type t: repeatedly, the share
 // with the lowest usage (ties: platform order) starts its first waiting job
-// in queue order that fits the pool less the compute reservation; a share
-// with nothing that fits drops out of the pass.
+// in queue order that fits its limit (fairLimit); a share with nothing that
+// fits drops out of the pass.
 func (e *engine) scheduleFair(t int) {
 	n := len(e.p.Teams)
 	if e.cur == nil {
@@ -107,7 +91,6 @@ func (e *engine) scheduleFair(t int) {
 	}
 	clear(e.cur)
 	clear(e.closed)
-	limit := e.pool[t] - e.fair.reserved(e, t)
 	for {
 		best, bestU := -1, 0.0
 		for s := range n {
@@ -124,16 +107,22 @@ func (e *engine) scheduleFair(t int) {
 		s := best
 		started := false
 		q := e.waiting[s][t]
-		for e.cur[s] < len(q) {
-			en := q[e.cur[s]]
-			e.cur[s]++
+		limit := e.fairLimit(s, t)
+		for i := e.cur[s]; i < len(q); i++ {
+			en := q[i]
 			if !e.live(en) {
 				continue
 			}
-			idx := en.idx
-			if e.used[t]+int(e.jobs[idx].k) <= limit {
-				e.start(idx)
+			if e.used[t]+int(e.jobs[en.idx].k) <= limit {
+				wasActive := shareActive(e.runN[s])
+				e.start(en.idx)
 				started = true
+				if !wasActive {
+					clear(e.dirty) // the reservation changed for every type
+					for i := range e.dirty {
+						e.dirty[i] = true
+					}
+				}
 				break
 			}
 		}

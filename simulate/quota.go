@@ -34,6 +34,17 @@ func (e *engine) entitled(v *quotaView, s, k int) bool {
 	return v.Shares[s].Used+k <= v.Shares[s].Capacity
 }
 
+// fifoLess orders borrowers of different shares: earlier submission first,
+// then trace order. QuotaSharePolicy.IdleResourceAssignmentStrategy: "The
+// strategy that determines how idle resources are assigned to quota shares
+// that are borrowing capacity. Currently, only FIFO is supported."
+func fifoLess(a, b qent) bool {
+	if a.submit != b.submit {
+		return a.submit < b.submit
+	}
+	return a.order < b.order
+}
+
 // scheduleQuota runs the quota pass for type t. Phase 1 walks each share's
 // queue and starts the jobs that stay within its quota (reclaiming borrowed
 // capacity by cross-share preemption when needed), until a job that would
@@ -119,7 +130,7 @@ func (e *engine) quotaPhases(t int, v *quotaView, sync func()) bool {
 			if e.closed[s] || e.cur[s] >= len(q) {
 				continue
 			}
-			if best < 0 || e.waitLess(q[e.cur[s]], e.waiting[best][t][e.cur[best]]) {
+			if best < 0 || fifoLess(q[e.cur[s]], e.waiting[best][t][e.cur[best]]) {
 				best = s
 			}
 		}
