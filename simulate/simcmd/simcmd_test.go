@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/trainq/trainq/simulate/simcmd"
 )
 
