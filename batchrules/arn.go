@@ -115,3 +115,42 @@ func ValidRoleARN(s string) bool {
 	_, rest, _ := strings.Cut(s, ":role/")
 	return len(rest) <= MaxRolePathAndNameLength && roleARNPattern.MatchString(s)
 }
+
+// resourceServiceJob is the resource type of a service job's ARN.
+const resourceServiceJob = "service-job"
+
+// ServiceJobRef is what a caller may name a service job by: its id, or its
+// ARN, arn:PARTITION:batch:REGION:ACCOUNT:service-job/ID. Batch's
+// DescribeServiceJob, TerminateServiceJob and UpdateServiceJob take the
+// job's id ("The job ID",
+// https://docs.aws.amazon.com/batch/latest/APIReference/API_DescribeServiceJob.html).
+type ServiceJobRef struct {
+	// ID is the job's id.
+	ID string
+	// ARN is the ARN given, "" when the reference was an id; Partition,
+	// Region and Account are its parts.
+	ARN, Partition, Region, Account string
+}
+
+// ParseServiceJobRef reads s as a service job's id (ValidJobID) or ARN
+// (whose last part is a ValidJobID).
+func ParseServiceJobRef(s string) (ServiceJobRef, error) {
+	if !strings.HasPrefix(s, "arn:") {
+		if !ValidJobID(s) {
+			return ServiceJobRef{}, fmt.Errorf("got %q, want a job id (1 to %d letters, digits, '-' and '_') or a service job ARN", s, MaxJobIDLength)
+		}
+		return ServiceJobRef{ID: s}, nil
+	}
+	m := batchARNPattern.FindStringSubmatch(s)
+	if m == nil || m[4] != resourceServiceJob || !ValidJobID(m[5]) {
+		return ServiceJobRef{}, fmt.Errorf("got %q, want a service job ARN such as arn:aws:batch:us-east-1:123456789012:service-job/4c7599ae-0a82-49aa-ba5a-4727fcce14a8, or a job id", s)
+	}
+	return ServiceJobRef{ID: m[5], ARN: s, Partition: m[1], Region: m[2], Account: m[3]}, nil
+}
+
+// SameAccountAndRegion reports whether the reference can name a job of the
+// queue q: an id always can (Batch looks it up in the caller's account and
+// Region); an ARN only in q's partition, Region and account.
+func (r ServiceJobRef) SameAccountAndRegion(q JobQueueARN) bool {
+	return r.ARN == "" || r.Partition == q.Partition && r.Region == q.Region && r.Account == q.Account
+}

@@ -32,6 +32,9 @@ const (
 	MaxTagValueLength = 256
 	// MaxJobRefLength bounds what trainq accepts as a job id or job ARN.
 	MaxJobRefLength = 1000
+	// MaxJobIDLength bounds a service job's id (Batch's are UUIDs, 36
+	// characters).
+	MaxJobIDLength = 128
 )
 
 var (
@@ -39,6 +42,7 @@ var (
 	shareIDPattern      = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), MaxShareIdentifierLength}
 	instanceTypePattern = pattern{regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`), 64}
 	jobRefPattern       = pattern{regexp.MustCompile(`^[a-zA-Z0-9:/_.-]+$`), MaxJobRefLength}
+	jobIDPattern        = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), MaxJobIDLength}
 )
 
 // ValidName reports whether s is a name AWS Batch accepts for a service
@@ -63,3 +67,7 @@ func ValidInstanceType(s string) bool { return instanceTypePattern.match(s) }
 // DescribeServiceJob, TerminateServiceJob and UpdateServiceJob take it:
 // letters, digits, ':', '/', '_', '.' and '-', at most 1000 characters.
 func ValidJobRef(s string) bool { return jobRefPattern.match(s) }
+
+// ValidJobID reports whether s may be a service job's id: 1 to
+// MaxJobIDLength letters, digits, '-' and '_' (Batch's ids are UUIDs).
+func ValidJobID(s string) bool { return jobIDPattern.match(s) }

@@ -1,6 +1,10 @@
 package batchrules
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"sort"
+)
 
 // QueueUtilization is the capacity part of GetJobQueueSnapshot's answer
 // (queueUtilization), without the AWS SDK
@@ -47,7 +51,17 @@ type Usage struct {
 	// (quotaShareUtilization or fairshareUtilization); without it ByShare
 	// is empty and says nothing about the shares.
 	PerShare bool
+	// Skipped says which entries of the snapshot were left out, and why:
+	// a capacityUnit that is no ValidCapacityUnit, a quantity CheckQuantity
+	// refuses, or a unit whose quantities add up beyond MaxQuantity. The
+	// rest is read as if they were absent. At most MaxSkipped are listed;
+	// they quote what Batch sent whole, so whoever writes them cuts them
+	// (contract.Cut).
+	Skipped []string
 }
+
+// MaxSkipped bounds Usage.Skipped.
+const MaxSkipped = 10
 
 // Usage reads the capacity in use from the snapshot's queueUtilization:
 // totalCapacityUsage for the queue, and the per-share breakdown
@@ -59,22 +73,55 @@ func (u *QueueUtilization) Usage() *Usage {
 		return nil
 	}
 	out := &Usage{ByType: map[string]float64{}, ByShare: map[string]map[string]float64{}}
-	for _, c := range u.TotalCapacityUsage {
-		out.ByType[c.CapacityUnit] += c.Quantity
+	skipped := 0
+	skip := func(format string, args ...any) {
+		if skipped < MaxSkipped {
+			out.Skipped = append(out.Skipped, fmt.Sprintf(format, args...))
+		}
+		skipped++
 	}
+	// add reads one list of entries into m, refusing bad entries and units
+	// whose total is no plausible quantity.
+	add := func(where string, list []CapacityUsage, m map[string]float64) {
+		for i, c := range list {
+			field := fmt.Sprintf("%s[%d]", where, i)
+			if !ValidCapacityUnit(c.CapacityUnit) {
+				skip("%s.capacityUnit: got %q, want an instance type (ml.<family>.<size>) or %s", field, c.CapacityUnit, NumInstances)
+				continue
+			}
+			if err := CheckQuantity(field+".quantity", c.Quantity); err != nil {
+				skip("%v", err)
+				continue
+			}
+			m[c.CapacityUnit] += c.Quantity
+		}
+		units := make([]string, 0, len(m))
+		for unit := range m {
+			units = append(units, unit)
+		}
+		sort.Strings(units)
+		for _, unit := range units {
+			if err := CheckQuantity(where+" total of "+unit, m[unit]); err != nil {
+				skip("%v", err)
+				delete(m, unit)
+			}
+		}
+	}
+	add("totalCapacityUsage", u.TotalCapacityUsage, out.ByType)
 	for _, su := range []*ShareUtilization{u.QuotaShareUtilization, u.FairshareUtilization} {
 		if su == nil {
 			continue
 		}
 		out.PerShare = true
-		for _, s := range su.TopCapacityUtilization {
+		for i, s := range su.TopCapacityUtilization {
 			if out.ByShare[s.Share] == nil {
 				out.ByShare[s.Share] = map[string]float64{}
 			}
-			for _, c := range s.CapacityUsage {
-				out.ByShare[s.Share][c.CapacityUnit] += c.Quantity
-			}
+			add(fmt.Sprintf("topCapacityUtilization[%d].capacityUsage", i), s.CapacityUsage, out.ByShare[s.Share])
 		}
+	}
+	if skipped > MaxSkipped {
+		out.Skipped = append(out.Skipped, fmt.Sprintf("and %d more", skipped-MaxSkipped))
 	}
 	return out
 }

@@ -85,10 +85,19 @@ func TestDecodeRequestNamesEveryMistake(t *testing.T) {
 		{"a training job that is no object is named", `{"trainingJob":"x"}`, []string{"trainingJob"}},
 		{"null means no value", `{"priority":null}`, nil},
 		{"a list is no request", `[1]`, []string{"request"}},
+		{"member names are case-sensitive", `{"JobName":"a"}`, []string{"JobName"}},
+		{"a repeated member is refused", `{"jobName":"a","jobName":"b"}`, []string{"jobName"}},
+		{"a repeated member of the training job is refused", `{"trainingJob":{"RoleArn":"a","RoleArn":"b"}}`, []string{"trainingJob.RoleArn"}},
+		{"deep nesting is named, not called not JSON", `{"trainingJob":{"HyperParameters":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`, []string{"trainingJob.HyperParameters" + strings.Repeat("[0]", 30)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ps := contract.DecodeRequest([]byte(tt.data))
+			for _, p := range ps {
+				if strings.Contains(p.Value, "not JSON") {
+					t.Errorf("%s: got %s, want %s: well-formed JSON called not JSON", p.Field, p.Value, p.Allowed)
+				}
+			}
 			var got []string
 			for _, p := range ps {
 				got = append(got, p.Field)

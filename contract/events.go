@@ -28,3 +28,15 @@ func CancelReason(reason string) string {
 	}
 	return CancelReasonPrefix + ": " + reason
 }
+
+// BatchServiceJobQueueBlockedEvent is the detail type of the event AWS
+// Batch sends when the job at the head of a service job queue cannot run
+// (https://docs.aws.amazon.com/batch/latest/userguide/batch-service-job-queue-blocked-events.html).
+// Its detail resembles DescribeServiceJob's answer; statusReason says why.
+const BatchServiceJobQueueBlockedEvent = "Batch Service Job Queue Blocked"
+
+// BatchEventDetailTypes lists the detail types the observer reads, which the
+// monitoring pipeline's EventBridge rule must match.
+func BatchEventDetailTypes() []string {
+	return []string{BatchServiceJobEvent, BatchServiceJobQueueBlockedEvent}
+}

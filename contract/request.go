@@ -111,8 +111,11 @@ var requestFields = func() map[string]int {
 }()
 
 // DecodeRequest decodes a request strictly, naming every unknown key and
-// every value of the wrong JSON type at once. It never fails on well-formed
-// JSON whose fields are merely wrong; those come back as problems.
+// every value of the wrong JSON type at once. Member names are
+// case-sensitive, a name given twice (at any level, the training job's
+// included) is refused, and the request may nest at most MaxRequestDepth
+// levels (CheckJSON). It never fails on well-formed JSON whose fields are
+// merely wrong; those come back as problems.
 func DecodeRequest(data []byte) (Request, Problems) {
 	var ps Problems
 	var req Request
@@ -120,18 +123,26 @@ func DecodeRequest(data []byte) (Request, Problems) {
 		ps.Addf("request", fmt.Sprintf("%d bytes", len(data)), "at most %d bytes", MaxRequestBytes)
 		return req, ps
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+	if p := CheckJSON(data, MaxRequestDepth); p != nil {
+		field := p.Path
+		if field == "" {
+			field = "request"
+		}
+		if strings.HasPrefix(p.What, "JSON nested") {
+			ps.Addf(field, Shown(p.What), "at most %d levels of nesting", MaxRequestDepth)
+			return req, ps
+		}
+		ps.Add(field, Shown(p.What), "each member once (names are case-sensitive; a repeated one is never silently dropped)")
+	}
+	members, err := SplitObject(data)
+	if err != nil || !json.Valid(data) {
 		ps.Add("request", Shown(DescribeJSON(data)), "a JSON object such as {\"jobName\": ..., \"team\": ..., \"trainingJob\": {...}}")
 		return req, ps
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	sort.SliceStable(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	v := reflect.ValueOf(&req).Elem()
-	for _, k := range keys {
+	for _, m := range members {
+		k := m.Name
 		i, ok := requestFields[k]
 		if !ok {
 			known := make([]string, 0, len(requestFields))
@@ -143,25 +154,34 @@ func DecodeRequest(data []byte) (Request, Problems) {
 			continue
 		}
 		f := v.Field(i)
-		if bytes.Equal(bytes.TrimSpace(raw[k]), []byte("null")) {
+		raw := bytes.TrimSpace(m.Value)
+		if bytes.Equal(raw, []byte("null")) {
 			continue
 		}
-		if k == "trainingJob" && !bytes.HasPrefix(bytes.TrimSpace(raw[k]), []byte("{")) {
-			ps.Add(k, Shown(DescribeJSON(raw[k])), wantedJSON(f.Type()))
+		if k == "trainingJob" {
+			if !bytes.HasPrefix(raw, []byte("{")) {
+				ps.Add(k, Shown(DescribeJSON(raw)), wantedJSON(f.Type()))
+				continue
+			}
+			req.TrainingJob = append(json.RawMessage(nil), raw...)
 			continue
 		}
-		if err := json.Unmarshal(raw[k], f.Addr().Interface()); err != nil {
+		if err := json.Unmarshal(raw, f.Addr().Interface()); err != nil {
 			f.Set(reflect.Zero(f.Type()))
-			ps.Add(k, Shown(DescribeJSON(raw[k])), wantedJSON(f.Type()))
+			ps.Add(k, Shown(DescribeJSON(raw)), wantedJSON(f.Type()))
 		}
 	}
 	return req, ps
 }
 
 // DescribeJSON names the kind of a JSON value for a message: "an object",
-// "a list", a quoted string, "null", the number or literal itself, or "text
-// that is not JSON".
+// "a list", a quoted string (cut at MaxShownChars), "null", the number or
+// literal itself (cut at 40 characters), "JSON nested more than
+// MaxRequestDepth levels deep", or "text that is not JSON".
 func DescribeJSON(data []byte) string {
+	if p := CheckJSON(data, MaxRequestDepth); p != nil && strings.HasPrefix(p.What, "JSON nested") {
+		return p.What
+	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return "text that is not JSON"
@@ -172,15 +192,11 @@ func DescribeJSON(data []byte) string {
 	case []any:
 		return "a list"
 	case string:
-		return Show(v)
+		return Show(Cut(v, MaxShownChars))
 	case nil:
 		return "null"
 	}
-	s := string(bytes.TrimSpace(data))
-	if len(s) > 40 {
-		s = s[:37] + "..."
-	}
-	return s
+	return Cut(string(bytes.TrimSpace(data)), 40)
 }
 
 func wantedJSON(t reflect.Type) string {

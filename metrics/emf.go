@@ -21,7 +21,16 @@ const (
 	MaxDimensionValueLen = 1024
 	// MaxValuesPerMetric is how many values an array metric target may hold.
 	MaxValuesPerMetric = 100
+	// MaxLineBytes bounds an encoded record: a quarter of the 262,144 bytes
+	// CloudWatch Logs keeps in one log event (a longer line is split, and
+	// its metrics are lost). Encode drops the largest properties of a
+	// record that would be longer, never its metrics.
+	MaxLineBytes = 64 * 1024
 )
+
+// DroppedProperties is the property that names, in a record Encode had to
+// shorten, the properties it left out.
+const DroppedProperties = "droppedProperties"
 
 // awsKey is the EMF metadata member of the root node.
 const awsKey = "_aws"
@@ -63,7 +72,9 @@ func (r *Record) Add(m Metric, v float64, sets ...[]string) {
 // Len reports how many metrics the record holds.
 func (r *Record) Len() int { return len(r.values) }
 
-// Encode returns the record as one line of EMF JSON, without a newline. It
+// Encode returns the record as one line of EMF JSON, without a newline, of
+// at most MaxLineBytes: when the properties would make it longer, the
+// largest are left out, largest first, and named in DroppedProperties. It
 // refuses a record CloudWatch would reject or misread: a metric added twice,
 // a dimension set the metric does not list or whose dimension has no value,
 // a dimension value that is empty, too long or not printable ASCII, a value
@@ -90,6 +101,9 @@ func (r *Record) Encode() ([]byte, error) {
 		if err := claim(k, "dimension", v); err != nil {
 			return nil, err
 		}
+	}
+	if _, dup := r.Properties[DroppedProperties]; dup {
+		return nil, fmt.Errorf("emf record: property %q: the name is reserved for the properties a long record leaves out", DroppedProperties)
 	}
 	for k, v := range r.Properties {
 		if err := claim(k, "property", v); err != nil {
@@ -144,6 +158,47 @@ func (r *Record) Encode() ([]byte, error) {
 	b, err := json.Marshal(root)
 	if err != nil {
 		return nil, fmt.Errorf("emf record: %w", err)
+	}
+	if len(b) <= MaxLineBytes {
+		return b, nil
+	}
+	return r.shorten(root, len(b))
+}
+
+// shorten leaves out the largest properties of root, an encoded record of
+// n bytes, until it fits in MaxLineBytes.
+func (r *Record) shorten(root map[string]any, n int) ([]byte, error) {
+	type prop struct {
+		name string
+		size int
+	}
+	props := make([]prop, 0, len(r.Properties))
+	for k, v := range r.Properties {
+		b, _ := json.Marshal(v)
+		props = append(props, prop{k, len(b) + len(k) + 4})
+	}
+	slices.SortFunc(props, func(a, b prop) int {
+		if a.size != b.size {
+			return b.size - a.size
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var dropped []string
+	for _, p := range props {
+		delete(root, p.name)
+		dropped = append(dropped, p.name)
+		n -= p.size
+		if n+len(DroppedProperties)+len(dropped)*8 <= MaxLineBytes {
+			break
+		}
+	}
+	root[DroppedProperties] = dropped
+	b, err := json.Marshal(root)
+	if err != nil {
+		return nil, fmt.Errorf("emf record: %w", err)
+	}
+	if len(b) > MaxLineBytes {
+		return nil, fmt.Errorf("emf record: %d bytes without its properties, over the %d allowed", len(b), MaxLineBytes)
 	}
 	return b, nil
 }

@@ -173,3 +173,31 @@ func byName(name string) metrics.Metric {
 	}
 	return metrics.Metric{}
 }
+
+func TestEncodeDropsLargestPropertiesNeverMetrics(t *testing.T) {
+	r := &metrics.Record{Time: at, Dimensions: jobDims(), Properties: map[string]any{
+		"jobId": "j-1", "statusReason": strings.Repeat("\x01", 200_000), "message": strings.Repeat("m", 40_000), "small": 3,
+	}}
+	r.Add(metrics.JobsFailed, 1)
+	line, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(line) > metrics.MaxLineBytes {
+		t.Fatalf("line of %d bytes, over %d", len(line), metrics.MaxLineBytes)
+	}
+	ds := emftest.Lines(t, append(line, '\n'))
+	if got := emftest.Values(ds)["trainq/JobsFailed{Queue=trainq-training}"]; len(got) != 1 {
+		t.Errorf("the metric was lost: %v", emftest.Values(ds))
+	}
+	s := string(line)
+	for _, kept := range []string{`"jobId":"j-1"`, `"small":3`, `"message":"mmm`, `"droppedProperties":["statusReason"]`} {
+		if !strings.Contains(s, kept) {
+			t.Errorf("line lacks %s", kept)
+		}
+	}
+	r.Properties[metrics.DroppedProperties] = "x"
+	if _, err := r.Encode(); err == nil {
+		t.Error("a property named droppedProperties was accepted")
+	}
+}

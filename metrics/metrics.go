@@ -22,7 +22,15 @@ const (
 	// ErrorType is the errorType a submission failed with (ValidationError,
 	// Forbidden, Throttled, UpstreamError).
 	ErrorType = "ErrorType"
+	// Reason is why AWS Batch says a queue is blocked: the reason code of
+	// the blocking job's statusReason (such as
+	// MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED), or ReasonOther.
+	Reason = "Reason"
 )
+
+// ReasonOther is the Reason of a queue-blocked event whose statusReason
+// carries none of the reason codes AWS Batch documents.
+const ReasonOther = "OTHER"
 
 // Units, as CloudWatch spells them.
 const (
@@ -95,8 +103,15 @@ var (
 	WaitSeconds = Metric{"WaitSeconds", UnitSeconds, perClassTeam}
 	// RunSeconds is the time from RUNNING to SUCCEEDED or FAILED.
 	RunSeconds = Metric{"RunSeconds", UnitSeconds, perClassTeam}
-	// EventsRejected counts events the observer could not read.
+	// EventsRejected counts events the observer could not read, and events
+	// it read only in part (a field it needed was unreadable, so a metric
+	// was dropped).
 	EventsRejected = Metric{"EventsRejected", UnitCount, [][]string{{Queue}}}
+	// QueueBlocked counts "Batch Service Job Queue Blocked" events: AWS
+	// Batch found the job at the head of the queue unable to run (a
+	// misconfiguration, or capacity SageMaker cannot provide), so every job
+	// behind it waits. Reason is the blocking reason code.
+	QueueBlocked = Metric{"QueueBlocked", UnitCount, [][]string{{Queue, Reason}, {Queue}}}
 )
 
 // Metrics written by the submission function, one EMF line per request.
@@ -128,7 +143,7 @@ var (
 // ObserverMetrics lists the metrics the observer function writes from Batch
 // job state-change events.
 func ObserverMetrics() []Metric {
-	return []Metric{JobsStarted, JobsSucceeded, JobsFailed, JobsCancelled, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected}
+	return []Metric{JobsStarted, JobsSucceeded, JobsFailed, JobsCancelled, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected, QueueBlocked}
 }
 
 // SubmitterMetrics lists the metrics the submission function writes.

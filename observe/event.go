@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/trainq/trainq/batchrules"
@@ -109,6 +110,59 @@ func (d *Detail) InstanceType() (string, float64, bool) {
 	return "", 0, false
 }
 
-func millis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
 func seconds(fromMS, toMS int64) float64 { return float64(toMS-fromMS) / 1000 }
+
+// checkDetail applies the sanity bounds of batchrules to what d carries:
+// every time (CheckTime, at now), every instance count (CheckQuantity) and
+// unit (ValidCapacityUnit), preemption counts (at least 0) and the
+// scheduling priority (0 to MaxSchedulingPriority). Each value out of
+// bounds is a problem at its path, as if it were unreadable.
+func checkDetail(d *Detail, now time.Time) []fieldProblem {
+	if d == nil {
+		return nil
+	}
+	var ps []fieldProblem
+	at := func(path string, ms *int64) {
+		if ms == nil {
+			return
+		}
+		if err := batchrules.CheckTime(path, *ms, now); err != nil {
+			ps = append(ps, fieldProblem{"detail." + path, err.Error()})
+		}
+	}
+	at("createdAt", d.CreatedAt)
+	at("scheduledAt", d.ScheduledAt)
+	at("startedAt", d.StartedAt)
+	at("stoppedAt", d.StoppedAt)
+	attempts := func(where string, list []Attempt) {
+		for i, a := range list {
+			at(fmt.Sprintf("%s[%d].startedAt", where, i), a.StartedAt)
+			at(fmt.Sprintf("%s[%d].stoppedAt", where, i), a.StoppedAt)
+		}
+	}
+	attempts("attempts", d.Attempts)
+	if s := d.PreemptionSummary; s != nil {
+		attempts("preemptionSummary.recentPreemptedAttempts", s.RecentPreemptedAttempts)
+		if s.PreemptedAttemptCount < 0 {
+			ps = append(ps, fieldProblem{"detail.preemptionSummary.preemptedAttemptCount", fmt.Sprintf("%d is below 0", s.PreemptedAttemptCount)})
+		}
+	}
+	if c := d.PreemptionConfiguration; c != nil && c.PreemptionRetriesBeforeTermination != nil && *c.PreemptionRetriesBeforeTermination < 0 {
+		ps = append(ps, fieldProblem{"detail.preemptionConfiguration.preemptionRetriesBeforeTermination", fmt.Sprintf("%d is below 0", *c.PreemptionRetriesBeforeTermination)})
+	}
+	if p := d.SchedulingPriority; p != nil && (*p < 0 || *p > MaxSchedulingPriority) {
+		ps = append(ps, fieldProblem{"detail.schedulingPriority", fmt.Sprintf("%d is outside Batch's 0 to %d", *p, MaxSchedulingPriority)})
+	}
+	for i, c := range d.CapacityUsage {
+		if !batchrules.ValidCapacityUnit(c.CapacityUnit) {
+			ps = append(ps, fieldProblem{fmt.Sprintf("detail.capacityUsage[%d].capacityUnit", i), fmt.Sprintf("%q is no instance type", c.CapacityUnit)})
+		}
+		if err := batchrules.CheckQuantity("quantity", c.Quantity); err != nil {
+			ps = append(ps, fieldProblem{fmt.Sprintf("detail.capacityUsage[%d].quantity", i), err.Error()})
+		}
+	}
+	return ps
+}
+
+// MaxSchedulingPriority is the highest scheduling priority Batch accepts.
+const MaxSchedulingPriority = 9999

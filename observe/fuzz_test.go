@@ -7,15 +7,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/trainq/trainq/internal/hostile"
 	"github.com/trainq/trainq/metrics/emftest"
 	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
 )
 
 // FuzzObserver feeds the observer arbitrary payloads, seeded with every
-// fixture: it must never panic nor fail the invocation, and whatever it
-// writes must be valid EMF. `go test` runs the seeds; `go test -fuzz
-// FuzzObserver ./observe/` explores further.
+// fixture and the hostile corpus: it must never panic nor fail the
+// invocation, whatever it writes must be valid EMF in lines of at most 256
+// KiB, and every rejection line names the event id and the reason. `go
+// test` runs the seeds; bench/fuzz/run.sh explores further.
 func FuzzObserver(f *testing.F) {
 	entries, err := os.ReadDir(filepath.Join("testdata", "events"))
 	if err != nil {
@@ -27,6 +29,11 @@ func FuzzObserver(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(data)
+	}
+	for _, c := range hostile.ObserverCases(clock) {
+		if len(c.Event) < 4096 {
+			f.Add(c.Event)
+		}
 	}
 	f.Add([]byte(`{"source":"aws.batch","detail-type":"Batch Service Job State Change","detail":{"jobQueue":"trainq-training","status":"RUNNING","quotaShareName":"search-ranking","schedulingPriority":950,"attempts":[{"startedAt":-5}],"createdAt":9223372036854775807}}`))
 	p := platform.Default()
@@ -40,5 +47,17 @@ func FuzzObserver(f *testing.F) {
 			t.Fatalf("invoke failed on %q: %v", payload, err)
 		}
 		emftest.Lines(t, out.Bytes())
+		lines, _ := hostile.MetricLines(t, out.Bytes())
+		for _, l := range lines {
+			if _, rejected := l["EventsRejected"]; !rejected {
+				continue
+			}
+			if _, ok := l["eventId"].(string); !ok {
+				t.Fatalf("rejection line without eventId for %q", payload)
+			}
+			if r, _ := l["reason"].(string); r == "" {
+				t.Fatalf("rejection line without reason for %q", payload)
+			}
+		}
 	})
 }

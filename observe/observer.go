@@ -3,9 +3,9 @@ package observe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -64,18 +64,37 @@ const (
 	ReasonOtherQueue    = "other-queue"
 	ReasonUnknownStatus = "unknown-status"
 	ReasonUnknownJob    = "unknown-team-or-class"
-	ReasonIncomplete    = "incomplete"
+	// ReasonUnreadable: a member the observer needs to place the event at
+	// all (its queue, status, share or priority) is unreadable.
+	ReasonUnreadable = "unreadable-field"
+	// ReasonIncomplete: the event was counted, but a metric it would also
+	// give was dropped (a time it needs is missing, unreadable or
+	// implausible).
+	ReasonIncomplete = "incomplete"
+	// ReasonUnencodable: the metrics of the event could not be written as
+	// EMF (a defect of trainq, logged rather than failing the invocation).
+	ReasonUnencodable = "unencodable"
 )
 
-// Invoke handles one event and answers "null"; it returns an error only when
-// the metrics cannot be written.
+// maxListedProblems bounds the unreadable members a line lists.
+const maxListedProblems = 10
+
+// Invoke handles one event and answers "null". It returns an error only
+// when the metrics cannot be written; an event trainq cannot read or encode
+// becomes a rejection line instead.
 func (o *Observer) Invoke(_ context.Context, payload []byte) ([]byte, error) {
-	recs := o.Observe(payload)
+	now := o.now()
+	recs := o.observe(now, payload)
 	var buf bytes.Buffer
 	for _, r := range recs {
 		line, err := r.Encode()
 		if err != nil {
-			return nil, fmt.Errorf("observe event: %w", err)
+			fallback := o.reject(now, nil, nil, ReasonUnencodable, fmt.Sprintf("the event's metrics could not be encoded: %v", err))
+			fallback.Properties["eventId"] = r.Properties["eventId"]
+			fallback.Properties["jobId"] = r.Properties["jobId"]
+			if line, err = fallback.Encode(); err != nil {
+				return nil, fmt.Errorf("observe event: %w", err)
+			}
 		}
 		buf.Write(line)
 		buf.WriteByte('\n')
@@ -93,26 +112,61 @@ func (o *Observer) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 
 // Observe returns the metric records for one event: none for a state that
 // needs no metric, one otherwise.
-func (o *Observer) Observe(payload []byte) []*metrics.Record {
-	now := o.now()
-	var ev Event
-	if err := json.Unmarshal(payload, &ev); err != nil {
+func (o *Observer) Observe(payload []byte) []*metrics.Record { return o.observe(o.now(), payload) }
+
+func (o *Observer) observe(now time.Time, payload []byte) []*metrics.Record {
+	if _, err := contract.SplitObject(payload); err != nil {
 		return []*metrics.Record{o.reject(now, nil, nil, ReasonNotJSON, fmt.Sprintf("payload is not a JSON event: %v", err))}
 	}
-	if ev.Source != contract.BatchEventSource || ev.DetailType != contract.BatchServiceJobEvent {
+	var ev Event
+	ps := decodeMembers(payload, &ev, "")
+	ps = append(ps, checkDetail(ev.Detail, now)...)
+	bad := map[string][]fieldProblem{}
+	for _, p := range ps {
+		bad[p.top()] = append(bad[p.top()], p)
+	}
+	need := func(members ...string) []fieldProblem {
+		var out []fieldProblem
+		for _, m := range members {
+			out = append(out, bad[m]...)
+		}
+		return out
+	}
+	if p := need("source", "detail-type"); len(p) > 0 {
+		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNotBatchEvent, "unreadable: "+list(p))}
+	}
+	blocked := ev.DetailType == contract.BatchServiceJobQueueBlockedEvent
+	if ev.Source != contract.BatchEventSource || (ev.DetailType != contract.BatchServiceJobEvent && !blocked) {
 		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNotBatchEvent,
-			fmt.Sprintf("source %q, detail-type %q; want %q, %q", ev.Source, ev.DetailType, contract.BatchEventSource, contract.BatchServiceJobEvent))}
+			fmt.Sprintf("source %q, detail-type %q; want %q, and %q or %q", ev.Source, ev.DetailType,
+				contract.BatchEventSource, contract.BatchServiceJobEvent, contract.BatchServiceJobQueueBlockedEvent))}
 	}
 	d := ev.Detail
 	if d == nil {
-		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNoDetail, "event has no detail")}
+		msg := "event has no detail"
+		if p := bad["detail"]; len(p) > 0 {
+			msg = "unreadable: " + list(p)
+		}
+		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNoDetail, msg)}
+	}
+	if p := need("detail.jobQueue"); len(p) > 0 {
+		return []*metrics.Record{o.reject(now, &ev, d, ReasonUnreadable, "unreadable: "+list(p))}
 	}
 	if !o.ownQueue(d.JobQueue) {
 		return []*metrics.Record{o.reject(now, &ev, d, ReasonOtherQueue,
 			fmt.Sprintf("jobQueue %q is not this platform's queue %q", d.JobQueue, o.queueName))}
 	}
+	if blocked {
+		return []*metrics.Record{o.queueBlocked(now, &ev, d, bad)}
+	}
+	if p := need("detail.status"); len(p) > 0 {
+		return []*metrics.Record{o.reject(now, &ev, d, ReasonUnreadable, "unreadable: "+list(p))}
+	}
 	if !knownStatuses[d.Status] {
 		return []*metrics.Record{o.reject(now, &ev, d, ReasonUnknownStatus, fmt.Sprintf("status %q is not a service job status", d.Status))}
+	}
+	if p := need("detail.quotaShareName", "detail.shareIdentifier", "detail.schedulingPriority"); len(p) > 0 {
+		return []*metrics.Record{o.reject(now, &ev, d, ReasonUnreadable, "unreadable: "+list(p))}
 	}
 	id, err := Identify(o.platform, d)
 	if err != nil {
@@ -124,15 +178,27 @@ func (o *Observer) Observe(payload []byte) []*metrics.Record {
 		Dimensions: map[string]string{
 			metrics.Queue: o.queueName, metrics.Class: id.Class, metrics.Team: id.Team,
 		},
-		Properties: jobProperties(&ev, d),
+		Properties: jobProperties(&ev, d, bad),
 	}
-	var problem error
+	// What each metric reads, beyond the members that placed the event.
+	var (
+		waitNeeds      = need("detail.createdAt", "detail.startedAt", "detail.attempts", "detail.preemptionSummary")
+		runNeeds       = need("detail.startedAt", "detail.stoppedAt", "detail.attempts", "detail.preemptionSummary", "detail.preemptionConfiguration")
+		preemptedNeeds = need("detail.startedAt", "detail.attempts", "detail.preemptionSummary", "detail.preemptionConfiguration")
+	)
+	var problems []string
+	drop := func(m metrics.Metric, because []fieldProblem) {
+		problems = append(problems, fmt.Sprintf("%s dropped, unreadable: %s", m.Name, list(because)))
+	}
 	switch d.Status {
 	case StatusRunning:
 		r.Add(metrics.JobsStarted, 1)
-		if w, err := WaitSeconds(d); err != nil {
-			problem = err
-		} else {
+		switch w, err := WaitSeconds(d); {
+		case len(waitNeeds) > 0:
+			drop(metrics.WaitSeconds, waitNeeds)
+		case err != nil:
+			problems = append(problems, err.Error())
+		default:
 			r.Add(metrics.WaitSeconds, w)
 		}
 	case StatusSucceeded, StatusFailed:
@@ -142,21 +208,34 @@ func (o *Observer) Observe(payload []byte) []*metrics.Record {
 		case Cancelled(d):
 			r.Add(metrics.JobsCancelled, 1)
 		default:
+			// An unreadable statusReason cannot show a cancellation: the
+			// job counts as failed, and the line says why.
+			if p := need("detail.statusReason"); len(p) > 0 {
+				problems = append(problems, "counted as JobsFailed, not JobsCancelled, unreadable: "+list(p))
+			}
 			r.Add(metrics.JobsFailed, 1)
 		}
-		if secs, ran, err := RunSeconds(d); err != nil {
-			problem = err
+		if len(runNeeds) > 0 {
+			drop(metrics.RunSeconds, runNeeds)
+		} else if secs, ran, err := RunSeconds(d); err != nil {
+			problems = append(problems, err.Error())
 		} else if ran {
 			r.Add(metrics.RunSeconds, secs)
 		}
 	}
-	if Preempted(d) {
-		r.Add(metrics.JobsPreempted, 1)
+	if d.Status == StatusRunnable || d.Status == StatusFailed {
+		if len(preemptedNeeds) > 0 {
+			if d.PreemptionSummary != nil || len(bad["detail.preemptionSummary"]) > 0 {
+				drop(metrics.JobsPreempted, preemptedNeeds)
+			}
+		} else if Preempted(d) {
+			r.Add(metrics.JobsPreempted, 1)
+		}
 	}
-	if problem != nil {
+	if len(problems) > 0 {
 		r.Add(metrics.EventsRejected, 1, []string{metrics.Queue})
 		r.Properties["reason"] = ReasonIncomplete
-		r.Properties["message"] = problem.Error()
+		r.Properties["message"] = contract.Cut(strings.Join(problems, "; "), contract.MaxLoggedChars)
 	}
 	if r.Len() == 0 {
 		return nil
@@ -164,39 +243,87 @@ func (o *Observer) Observe(payload []byte) []*metrics.Record {
 	return []*metrics.Record{r}
 }
 
+// queueBlocked is the record of a "Batch Service Job Queue Blocked" event:
+// QueueBlocked, per queue and per reason code.
+func (o *Observer) queueBlocked(now time.Time, ev *Event, d *Detail, bad map[string][]fieldProblem) *metrics.Record {
+	reason := batchrules.BlockedReason(d.StatusReason)
+	if reason == "" {
+		reason = metrics.ReasonOther
+	}
+	props := jobProperties(ev, d, bad)
+	props["blockedReason"] = reason
+	r := &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: o.queueName, metrics.Reason: reason}, Properties: props}
+	r.Add(metrics.QueueBlocked, 1)
+	return r
+}
+
 func (o *Observer) ownQueue(q string) bool {
 	return batchrules.SameJobQueue(q, o.queue)
 }
 
+// reject is an EventsRejected line. It names the event (eventId, "" when
+// the payload has none), the job (jobId, when the detail has one), the
+// reason and a message, every string cut at contract.MaxLoggedChars.
 func (o *Observer) reject(now time.Time, ev *Event, d *Detail, reason, message string) *metrics.Record {
-	props := map[string]any{"reason": reason, "message": message}
+	props := map[string]any{"reason": reason, "message": message, "eventId": ""}
 	if ev != nil {
 		props["eventId"] = ev.ID
 		props["detailType"] = ev.DetailType
 	}
 	if d != nil {
-		props["jobId"] = d.JobID
+		if d.JobID != "" {
+			props["jobId"] = d.JobID
+		}
 		props["status"] = d.Status
 		props["jobQueue"] = d.JobQueue
 	}
-	r := &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: o.queueName}, Properties: props}
+	r := &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: o.queueName}, Properties: contract.CutAll(props, contract.MaxLoggedChars)}
 	r.Add(metrics.EventsRejected, 1)
 	return r
 }
 
-func jobProperties(ev *Event, d *Detail) map[string]any {
+// jobProperties are the searchable properties of a job's line, every
+// string cut at contract.MaxLoggedChars; ignoredFields lists the unreadable
+// members, if any.
+func jobProperties(ev *Event, d *Detail, bad map[string][]fieldProblem) map[string]any {
 	props := map[string]any{
 		"eventId": ev.ID, "jobId": d.JobID, "jobName": d.JobName, "status": d.Status, "share": d.Share(),
 	}
 	if d.SchedulingPriority != nil {
 		props["schedulingPriority"] = *d.SchedulingPriority
 	}
-	if t, n, ok := d.InstanceType(); ok {
-		props["instanceType"] = t
-		props["instanceCount"] = n
+	if len(bad["detail.capacityUsage"]) == 0 {
+		if t, n, ok := d.InstanceType(); ok {
+			props["instanceType"] = t
+			props["instanceCount"] = n
+		}
 	}
 	if d.StatusReason != "" {
 		props["statusReason"] = d.StatusReason
+		if reason, ok := batchrules.EndedByTimeLimit(d.StatusReason); ok {
+			props["endedByTimeLimit"] = reason
+		}
 	}
-	return props
+	var all []fieldProblem
+	for _, p := range bad {
+		all = append(all, p...)
+	}
+	if len(all) > 0 {
+		sort.Slice(all, func(i, j int) bool { return all[i].Path < all[j].Path })
+		props["unreadableFields"] = list(all)
+	}
+	return contract.CutAll(props, contract.MaxLoggedChars)
+}
+
+// list renders problems for a message: at most maxListedProblems, each cut.
+func list(ps []fieldProblem) string {
+	parts := make([]string, 0, min(len(ps), maxListedProblems)+1)
+	for i, p := range ps {
+		if i == maxListedProblems {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-i))
+			break
+		}
+		parts = append(parts, contract.Cut(p.Path, contract.MaxShownChars)+": "+contract.Cut(p.What, contract.MaxShownChars))
+	}
+	return strings.Join(parts, "; ")
 }

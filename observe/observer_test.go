@@ -154,6 +154,15 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 			"a succeeded job without timestamps counts the success and a partial rejection", "succeeded-missing-timestamps.json",
 			merge(perJob("JobsSucceeded", "production", "search-ranking", 1), rejected()),
 		},
+		{
+			// AWS Batch's documented example, of this queue, with a documented reason code
+			// (https://docs.aws.amazon.com/batch/latest/userguide/batch-service-job-queue-blocked-events.html).
+			"a queue-blocked event counts a blocked queue, per reason code", "queue-blocked.json",
+			map[string][]float64{
+				"trainq/QueueBlocked{Queue=" + queueName + "}":                                                         {1},
+				"trainq/QueueBlocked{Queue=" + queueName + ",Reason=MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED}": {1},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
