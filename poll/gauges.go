@@ -15,7 +15,9 @@ type RunnableJob struct {
 	ID    string
 	Team  string
 	Class string
-	// Since is when the job last became RUNNABLE.
+	// Since is when the job last became RUNNABLE; zero when no plausible
+	// time says so (the job counts in RunnableJobs, not in
+	// OldestRunnableSeconds).
 	Since time.Time
 }
 
@@ -69,7 +71,9 @@ func (g Gauges) Records() []*metrics.Record {
 		for _, j := range g.Runnable {
 			if keep(j) {
 				n++
-				oldest = max(oldest, g.Now.Sub(j.Since).Seconds())
+				if !j.Since.IsZero() {
+					oldest = max(oldest, g.Now.Sub(j.Since).Seconds())
+				}
 			}
 		}
 		r.Add(metrics.RunnableJobs, float64(n), set)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/batchrules/batchsdk"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -41,6 +42,14 @@ const (
 	// DefaultClassTTL is how long a runnable job's class is remembered before
 	// it is described again (its priority may have been updated).
 	DefaultClassTTL = 10 * time.Minute
+	// DefaultCallTimeout bounds one Batch call (with the SDK's retries), so
+	// that one hung call costs only what it would have read.
+	DefaultCallTimeout = 10 * time.Second
+	// DefaultDeadlineMargin is how long before the invocation's deadline
+	// every call must have ended, so that what was read is always written:
+	// 5 s, or a fifth of the time left when the run starts, whichever is
+	// less.
+	DefaultDeadlineMargin = 5 * time.Second
 )
 
 // PollerConfig configures a Poller. Zero values take the defaults above.
@@ -53,12 +62,18 @@ type PollerConfig struct {
 	Now func() time.Time
 	// Out receives the EMF lines. Required.
 	Out io.Writer
-	// Log receives warnings. Default: discarded.
+	// Log receives warnings; NewPoller bounds every string it is given
+	// (contract.BoundedLog). Default: discarded.
 	Log                 *slog.Logger
 	DescribeConcurrency int
 	MaxDescribes        int
 	MaxPages            int
 	ClassTTL            time.Duration
+	// CallTimeout bounds each Batch call. Default: DefaultCallTimeout.
+	CallTimeout time.Duration
+	// DeadlineMargin is kept free before the invocation's deadline for
+	// writing. Default: DefaultDeadlineMargin.
+	DeadlineMargin time.Duration
 }
 
 // Poller reads the queue once a minute (GetJobQueueSnapshot for the capacity
@@ -105,6 +120,13 @@ func NewPoller(cfg PollerConfig) (*Poller, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	cfg.Log = slog.New(contract.BoundedLog(cfg.Log.Handler()))
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.DeadlineMargin <= 0 {
+		cfg.DeadlineMargin = DefaultDeadlineMargin
+	}
 	if cfg.DescribeConcurrency <= 0 {
 		cfg.DescribeConcurrency = DefaultDescribeConcurrency
 	}
@@ -136,58 +158,112 @@ type PollSummary struct {
 	Records  int
 }
 
-// Poll reads the queue and writes the gauges. A failed call does not stop
-// the others: what could be read is written, and the error names every call
-// that failed.
+// Poll reads the queue and writes the gauges. The snapshot and the runnable
+// jobs are read side by side, each Batch call bounded by CallTimeout and all
+// of them ending DeadlineMargin before ctx's deadline, so that a failed or
+// hung call costs only what it would have read: what could be read is
+// written, and the error names every call that failed. Odd entries of a
+// snapshot (batchrules' Usage.Skipped) are left out and logged.
 func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	now := p.cfg.Now()
-	var errs []error
+	calls, cancel := p.budget(ctx)
+	defer cancel()
 
-	var usage *batchrules.Usage
-	snap, err := p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
-	if err != nil {
-		errs = append(errs, fmt.Errorf("get job queue snapshot of %s: %w", p.cfg.Queue, err))
-	} else if usage = batchsdk.QueueUtilization(snap).Usage(); usage == nil {
-		p.cfg.Log.Warn("queue snapshot carries no queueUtilization; capacity metrics skipped", "queue", p.cfg.Queue)
-	}
-
-	var runnable []RunnableJob
-	summaries, err := p.listRunnable(ctx)
-	if err != nil {
-		errs = append(errs, err)
-	} else {
-		runnable, err = p.classify(ctx, now, summaries)
+	var (
+		usage    *batchrules.Usage
+		snapErr  error
+		runnable []RunnableJob
+		listed   bool
+		listErrs []error
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() {
+		usage, snapErr = p.readUsage(calls)
+	})
+	wg.Go(func() {
+		summaries, err := p.listRunnable(calls)
 		if err != nil {
-			errs = append(errs, err)
+			listErrs = append(listErrs, err)
+			return
 		}
+		listed = true
+		runnable, err = p.classify(calls, now, summaries)
+		if err != nil {
+			listErrs = append(listErrs, err)
+		}
+	})
+	wg.Wait()
+	var errs []error
+	if snapErr != nil {
+		errs = append(errs, snapErr)
 	}
+	errs = append(errs, listErrs...)
 
-	g := Gauges{Platform: p.cfg.Platform, Queue: p.queueName, Now: now, Usage: usage}
-	if summaries != nil {
-		g.Runnable = runnable
-		g.RunnableKnown = true
-	}
+	g := Gauges{Platform: p.cfg.Platform, Queue: p.queueName, Now: now, Usage: usage, Runnable: runnable, RunnableKnown: listed}
 	recs := g.Records()
 	var buf bytes.Buffer
+	written := 0
 	for _, r := range recs {
 		line, err := r.Encode()
 		if err != nil {
-			return PollSummary{}, fmt.Errorf("poll %s: %w", p.cfg.Queue, err)
+			// One record trainq cannot encode costs that record only.
+			errs = append(errs, fmt.Errorf("encode metrics: %w", err))
+			continue
 		}
 		buf.Write(line)
 		buf.WriteByte('\n')
+		written++
 	}
 	if _, err := p.cfg.Out.Write(buf.Bytes()); err != nil {
 		errs = append(errs, fmt.Errorf("write metrics: %w", err))
 	}
-	s := PollSummary{Runnable: len(runnable), Records: len(recs)}
+	s := PollSummary{Runnable: len(runnable), Records: written}
 	if len(errs) > 0 {
 		return s, fmt.Errorf("poll %s: %w", p.cfg.Queue, errors.Join(errs...))
 	}
 	return s, nil
 }
 
-// listRunnable lists the queue's RUNNABLE jobs, page by page, up to MaxPages.
+// budget is the context of a run's calls: ctx, ending DeadlineMargin (at
+// most a fifth of the time left) before ctx's deadline.
+func (p *Poller) budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(p.cfg.DeadlineMargin, time.Until(deadline)/5)
+	return context.WithDeadline(ctx, deadline.Add(-margin))
+}
+
+// call runs one Batch call under CallTimeout.
+func call[T any](p *Poller, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout)
+	defer cancel()
+	return f(ctx)
+}
+
+// readUsage reads the snapshot's capacity in use; nil when the snapshot
+// carries none.
+func (p *Poller) readUsage(ctx context.Context) (*batchrules.Usage, error) {
+	snap, err := call(p, ctx, func(ctx context.Context) (*batch.GetJobQueueSnapshotOutput, error) {
+		return p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get job queue snapshot of %s: %w", p.cfg.Queue, err)
+	}
+	usage := batchsdk.QueueUtilization(snap).Usage()
+	if usage == nil {
+		p.cfg.Log.Warn("queue snapshot carries no queueUtilization; capacity metrics skipped", "queue", p.cfg.Queue)
+		return nil, nil
+	}
+	for _, skipped := range usage.Skipped {
+		p.cfg.Log.Warn("queue snapshot entry left out", "queue", p.cfg.Queue, "entry", skipped)
+	}
+	return usage, nil
+}
+
+// listRunnable lists the queue's RUNNABLE jobs, page by page, up to
+// MaxPages, each job once (a job Batch lists on two pages counts once).
 func (p *Poller) listRunnable(ctx context.Context) ([]types.ServiceJobSummary, error) {
 	in := &batch.ListServiceJobsInput{
 		JobQueue:   aws.String(p.cfg.Queue),
@@ -198,16 +274,29 @@ func (p *Poller) listRunnable(ctx context.Context) ([]types.ServiceJobSummary, e
 		o.StopOnDuplicateToken = true
 	})
 	jobs := []types.ServiceJobSummary{}
+	seen := map[string]bool{}
+	repeated := 0
 	for n := 0; pages.HasMorePages(); n++ {
 		if n == p.cfg.MaxPages {
 			p.cfg.Log.Warn("runnable jobs truncated", "queue", p.cfg.Queue, "pages", n, "jobs", len(jobs))
 			break
 		}
-		page, err := pages.NextPage(ctx)
+		page, err := call(p, ctx, func(ctx context.Context) (*batch.ListServiceJobsOutput, error) { return pages.NextPage(ctx) })
 		if err != nil {
 			return nil, fmt.Errorf("list runnable service jobs of %s (page %d): %w", p.cfg.Queue, n+1, err)
 		}
-		jobs = append(jobs, page.JobSummaryList...)
+		for _, j := range page.JobSummaryList {
+			id := aws.ToString(j.JobId)
+			if id == "" || seen[id] {
+				repeated++
+				continue
+			}
+			seen[id] = true
+			jobs = append(jobs, j)
+		}
+	}
+	if repeated > 0 {
+		p.cfg.Log.Warn("runnable jobs listed twice or without id were counted once or not at all", "queue", p.cfg.Queue, "entries", repeated)
 	}
 	return jobs, nil
 }
@@ -224,6 +313,10 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 	for _, s := range summaries {
 		id := aws.ToString(s.JobId)
 		seen[id] = true
+		if !batchrules.ValidJobID(id) {
+			p.cfg.Log.Warn("runnable job not described: its id is no Batch job id", "jobId", id)
+			continue
+		}
 		k, ok := p.known[id]
 		if (!ok || now.Sub(k.describedAt) > p.cfg.ClassTTL) && len(todo) < p.cfg.MaxDescribes {
 			todo = append(todo, id)
@@ -250,12 +343,17 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out, err := p.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(id)})
+			out, err := call(p, ctx, func(ctx context.Context) (*batch.DescribeServiceJobOutput, error) {
+				return p.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(id)})
+			})
 			if err != nil {
 				results <- result{id: id, err: fmt.Errorf("describe service job %s: %w", id, err)}
 				return
 			}
 			since, _ := batchsdk.RunnableSince(out, now.UnixMilli())
+			if since != 0 && batchrules.CheckTime("runnable since", since, now) != nil {
+				since = 0
+			}
 			k := knownJob{describedAt: now, since: since}
 			if out.SchedulingPriority != nil {
 				if c, ok := p.cfg.Platform.ClassForPriority(int(*out.SchedulingPriority)); ok {
@@ -289,15 +387,24 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 		} else {
 			p.cfg.Log.Warn("runnable job's share is not a team", "jobId", id, "share", share)
 		}
-		since := max(aws.ToInt64(s.CreatedAt), aws.ToInt64(s.StoppedAt))
+		// Runnable since the latest plausible moment; a job with none counts
+		// in RunnableJobs but not in OldestRunnableSeconds.
+		var since int64
+		for _, ms := range []int64{aws.ToInt64(s.CreatedAt), aws.ToInt64(s.StoppedAt)} {
+			if ms != 0 && ms <= now.UnixMilli() {
+				if err := batchrules.CheckTime("createdAt or stoppedAt", ms, now); err == nil {
+					since = max(since, ms)
+				} else {
+					p.cfg.Log.Warn("runnable job's time is implausible", "jobId", id, "error", err)
+				}
+			}
+		}
 		if k, ok := p.known[id]; ok {
 			j.Class = k.class
 			since = max(since, k.since)
 		}
 		if since > 0 {
 			j.Since = time.UnixMilli(since).UTC()
-		} else {
-			j.Since = now
 		}
 		jobs = append(jobs, j)
 	}
