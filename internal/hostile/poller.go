@@ -196,30 +196,30 @@ func PollerCases() []PollerCase {
 			Mentions: []string{"-15 is not a number of instances"},
 		},
 		{
-			Name: "a hung snapshot costs the capacity only: the backlog is written",
-			Setup: hang("GetJobQueueSnapshot", 5),
+			Name:   "a hung snapshot costs the capacity only: the backlog is written",
+			Setup:  hang("GetJobQueueSnapshot", 5),
 			Want:   backlog,
 			Absent: []string{inUse}, Fails: true, Hangs: true, Mentions: []string{"get job queue snapshot"},
 		},
 		{
-			Name: "a hung job list costs the backlog only: the capacity is written",
-			Setup: hang("ListServiceJobs", 5),
+			Name:   "a hung job list costs the backlog only: the capacity is written",
+			Setup:  hang("ListServiceJobs", 5),
 			Want:   map[string][]float64{inUse: {51}},
 			Absent: []string{runnable}, Fails: true, Hangs: true, Mentions: []string{"list runnable service jobs"},
 		},
 		{
-			Name: "a hung describe costs that job's class only",
+			Name:  "a hung describe costs that job's class only",
 			Setup: hang("DescribeServiceJob", 15),
 			Want:  map[string][]float64{runnable: {3}, oldest: {1200}, inUse: {51}, prodJobs: {0}},
 			Fails: true, Hangs: true, Mentions: []string{"describe service job"},
 		},
 		{
-			Name:  "a job listed on two pages counts once",
+			Name: "a job listed on two pages counts once",
 			Setup: func(s *batchtest.Server, now time.Time) func() {
 				ServeJobs(s, now, [][]string{{"r1", "r2"}, {"r2", "r3"}, {"r1"}})
 				return nil
 			},
-			Want:  Merge(backlog, map[string][]float64{inUse: {51}}),
+			Want: Merge(backlog, map[string][]float64{inUse: {51}}),
 		},
 		{
 			Name: "a creation time in seconds is not a wait of fifty years",
