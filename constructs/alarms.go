@@ -127,8 +127,9 @@ type AlarmProps struct {
 // AddAlarm creates the alarm name (id "Alarm-"+name, CloudWatch name
 // prefix+name) with the factory's actions.
 func (f *AlarmFactory) AddAlarm(name string, props *AlarmProps) awscloudwatch.Alarm {
-	if _, dup := f.alarms[name]; dup {
+	if a, dup := f.alarms[name]; dup {
 		addError(f.scope, "trainq.AlarmFactory: alarm %q is added twice; want each alarm name once", name)
+		return a
 	}
 	periods := props.Periods
 	if periods < 1 {
@@ -152,6 +153,7 @@ func (f *AlarmFactory) AddAlarm(name string, props *AlarmProps) awscloudwatch.Al
 		DatapointsToAlarm:  jsii.Number(periods),
 		TreatMissingData:   missing,
 	})
+	claimName(a, "CloudWatch alarm", f.AlarmName(name), "AlarmNamePrefix")
 	f.actions.AddActions(a)
 	f.alarms[name] = a
 	f.order = append(f.order, name)

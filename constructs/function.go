@@ -20,6 +20,7 @@ import (
 // goFunctionProps configures one of trainq's Go functions.
 type goFunctionProps struct {
 	functionName string
+	nameProp     string // the prop that sets functionName, for messages
 	description  string
 	// pkg is the Go package of the function's main; files are placed
 	// beside its bootstrap (e.g. platform.json).
@@ -84,6 +85,7 @@ func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction
 		fnProps.MaxEventAge = awscdk.Duration_Hours(jsii.Number(6))
 	}
 	fn := awslambda.NewFunction(scope, jsii.String("Function"), fnProps)
+	claimName(fn, "Lambda function", props.functionName, props.nameProp)
 	return goFunction{fn: fn, role: role, logs: logs}
 }
 

@@ -161,6 +161,7 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		DashboardName: jsii.String(name),
 		Widgets:       &widgets,
 	})
+	claimName(m.dashboard, "CloudWatch dashboard", name, "DashboardName")
 	return m
 }
 

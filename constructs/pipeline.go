@@ -109,6 +109,7 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 
 	obs := newGoFunction(constructs.NewConstruct(c, jsii.String("Observer")), goFunctionProps{
 		functionName:  observerName,
+		nameProp:      "ObserverFunctionName",
 		description:   fmt.Sprintf("trainq %s: turns Batch job events of %s into CloudWatch metrics", name, queueName),
 		pkg:           ObserverPackage,
 		files:         files,
@@ -135,6 +136,7 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 
 	poll := newGoFunction(constructs.NewConstruct(c, jsii.String("Poller")), goFunctionProps{
 		functionName:  pollerName,
+		nameProp:      "PollerFunctionName",
 		description:   fmt.Sprintf("trainq %s: writes backlog and capacity metrics of %s every minute", name, queueName),
 		pkg:           PollerPackage,
 		files:         files,

@@ -135,6 +135,7 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	dlq := newDeadLetterQueue(c, "DeadLetterQueue")
 	gf := newGoFunction(c, goFunctionProps{
 		functionName: name,
+		nameProp:     "FunctionName",
 		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", props.PlatformProps.name(), *props.Queue.JobQueueName()),
 		pkg:          SubmitterPackage,
 		files:        files,
