@@ -10,65 +10,81 @@ import (
 	"github.com/trainq/trainq/trace"
 )
 
-// benchTrace is the 100,000-job generated trace (seed 7, default platform).
-func benchTrace(b *testing.B, p *platform.Platform) ([]trace.Job, []byte) {
+// benchCSV is a generated trace (seed 7, default load) for platform p, as
+// CSV bytes.
+func benchCSV(b *testing.B, p *platform.Platform, jobs int) []byte {
 	b.Helper()
-	var jobs []trace.Job
 	var csv bytes.Buffer
 	w, err := trace.NewWriter(&csv)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := trace.Generate(p, trace.GenerateOptions{Seed: 7, Jobs: 100000}, func(j trace.Job) error {
-		jobs = append(jobs, j)
-		return w.Write(j)
-	}); err != nil {
+	if err := trace.Generate(p, trace.GenerateOptions{Seed: 7, Jobs: jobs}, w.Write); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	return jobs, csv.Bytes()
+	return csv.Bytes()
 }
 
-func benchRun(b *testing.B, pol simulate.Policy, fromCSV bool) {
-	p := platform.Default()
-	jobs, csv := benchTrace(b, p)
+// benchRuns streams the trace from CSV once per policy, as `trainq
+// simulate` does, and reports trace jobs per minute for all policies
+// together.
+func benchRuns(b *testing.B, p *platform.Platform, jobs int, policies ...simulate.Policy) {
+	csv := benchCSV(b, p, jobs)
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		var src simulate.Source = &simulate.SliceSource{Jobs: jobs}
-		if fromCSV {
+		for _, pol := range policies {
 			r, err := trace.NewReader(bytes.NewReader(csv))
 			if err != nil {
 				b.Fatal(err)
 			}
-			src = r
+			if _, err := simulate.Run(p, r, simulate.Options{Policy: pol}); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if _, err := simulate.Run(p, src, simulate.Options{Policy: pol}); err != nil {
+	}
+	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Minutes(), "jobs/min")
+}
+
+// BenchmarkPolicyAndFIFO100k simulates the 100,000-job generated trace on
+// the default platform under its quota policy and FIFO.
+func BenchmarkPolicyAndFIFO100k(b *testing.B) {
+	benchRuns(b, platform.Default(), 100_000, simulate.PolicyPlatform, simulate.PolicyFIFO)
+}
+
+// BenchmarkPolicyAndFIFO1M is the same with 1,000,000 jobs.
+func BenchmarkPolicyAndFIFO1M(b *testing.B) {
+	benchRuns(b, platform.Default(), 1_000_000, simulate.PolicyPlatform, simulate.PolicyFIFO)
+}
+
+// BenchmarkQuotaBacklog100k simulates 100,000 jobs offered at 1.5 times the
+// pools' capacity, so that the queues only grow: the cost per event must
+// stay O(log n) with any backlog.
+func BenchmarkQuotaBacklog100k(b *testing.B) {
+	p := platform.Default()
+	var csv bytes.Buffer
+	w, _ := trace.NewWriter(&csv)
+	if err := trace.Generate(p, trace.GenerateOptions{Seed: 7, Jobs: 100_000, Load: 1.5}, w.Write); err != nil {
+		b.Fatal(err)
+	}
+	w.Flush()
+	b.ResetTimer()
+	for b.Loop() {
+		r, _ := trace.NewReader(bytes.NewReader(csv.Bytes()))
+		if _, err := simulate.Run(p, r, simulate.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(len(jobs))*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-MiB")
+	b.ReportMetric(100_000*float64(b.N)/b.Elapsed().Minutes(), "jobs/min")
 }
 
-// BenchmarkQuota100k simulates a 100,000-job generated trace under the
-// default platform's quota policy, jobs already in memory.
-func BenchmarkQuota100k(b *testing.B) { benchRun(b, simulate.PolicyPlatform, false) }
-
-// BenchmarkQuota100kCSV is the same run streaming the trace from CSV, as
-// `trainq simulate` does.
-func BenchmarkQuota100kCSV(b *testing.B) { benchRun(b, simulate.PolicyPlatform, true) }
-
-// BenchmarkFIFO100kCSV simulates the same CSV under the FIFO baseline.
-func BenchmarkFIFO100kCSV(b *testing.B) { benchRun(b, simulate.PolicyFIFO, true) }
-
-// BenchmarkFairShare100k simulates the same jobs on a fair-share variant of
-// the default platform (weights 1 and 2, decay 3600 s, reservation 20).
+// BenchmarkFairShare100k simulates the 100,000-job trace on a fair-share
+// variant of the default platform (weights 1 and 2, decay 3600 s,
+// reservation 20).
 func BenchmarkFairShare100k(b *testing.B) {
 	p, err := platform.Parse([]byte(`pools: [{instanceType: ml.p5.48xlarge, instances: 40}, {instanceType: ml.p4d.24xlarge, instances: 60}]
 scheduling: {mode: fairshare, shareDecaySeconds: 3600, computeReservation: 20}
@@ -77,13 +93,5 @@ teams: [{name: search_ranking}, {name: search_research, weight: 2}]
 	if err != nil {
 		b.Fatal(err)
 	}
-	jobs, _ := benchTrace(b, p)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := simulate.Run(p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(jobs))*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+	benchRuns(b, p, 100_000, simulate.PolicyPlatform)
 }

@@ -57,9 +57,12 @@ type Options struct {
 	// Progress, when set, is called with the number of jobs read so far every
 	// 4096 jobs and once at the end.
 	Progress func(jobsRead int)
-	// Observer, when set, sees every start, preemption and end; tests use it
-	// to check invariants.
+	// Observer, when set, sees every start, every end of an attempt and
+	// every failure; tests use it to check invariants.
 	Observer Observer
+	// Jobs, when set, receives each job's record the moment the job ends
+	// (completed or failed), in that order; an error stops the run.
+	Jobs func(JobRecord) error
 }
 
 // Observer sees each state change of a run as it happens, with a view of the
@@ -72,7 +75,8 @@ type Observer interface {
 // EventKind is what happened to a job.
 type EventKind uint8
 
-// Event kinds.
+// Event kinds. Every EventStart is followed by exactly one of EventPreempt,
+// EventTimeout and EventComplete for the same job (the end of that attempt).
 const (
 	// EventStart: an attempt starts.
 	EventStart EventKind = iota + 1
@@ -104,100 +108,6 @@ type Event struct {
 	Reason string
 }
 
-// state of a job.
-const (
-	stWaiting uint8 = iota + 1
-	stRunning
-	stDone
-)
-
-type job struct {
-	id         string
-	submit     int64
-	duration   int64
-	order      int64 // submission order, the last tie-break
-	start      int64
-	runTotal   int64
-	prio       int32 // AWS Batch scheduling priority
-	k          int32 // instances
-	typ        int16
-	share      int16
-	class      int16
-	attempts   int16 // attempts that ended in a timeout
-	preempts   int32
-	epoch      int32  // bumps when a running attempt is cut short
-	runIdx     int32  // position in running[share][typ]
-	qgen       uint32 // bumps on every enqueue
-	state      uint8
-	timeoutEnd bool
-}
-
-// qent is a queue entry. It carries the job's ordering key, so that a queue
-// stays sorted while entries of jobs that left it wait to be compacted away;
-// gen tells a live entry from such a stale one.
-type qent struct {
-	submit int64
-	order  int64
-	prio   int32
-	idx    int32
-	gen    uint32
-}
-
-// ending is a scheduled end of a running attempt.
-type ending struct {
-	at    int64
-	job   int32
-	epoch int32
-}
-
-// endHeap is a binary min-heap of endings by (at, job), written out so
-// that pushing does not allocate.
-type endHeap []ending
-
-func (h endHeap) less(a, b int) bool {
-	if h[a].at != h[b].at {
-		return h[a].at < h[b].at
-	}
-	return h[a].job < h[b].job
-}
-
-func (h *endHeap) push(x ending) {
-	*h = append(*h, x)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *endHeap) pop() ending {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && s.less(l, m) {
-			m = l
-		}
-		if l+1 < n && s.less(l+1, m) {
-			m = l + 1
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
-
 // State is the capacity in use at one moment, as an Observer sees it.
 type State struct {
 	// Types are the pool's instance types, in platform order.
@@ -212,6 +122,37 @@ type State struct {
 	TeamUsed [][]int
 }
 
+// state of a job.
+const (
+	stWaiting uint8 = iota + 1
+	stRunning
+	stDone
+)
+
+type job struct {
+	id       string
+	submit   int64
+	duration int64
+	order    int64 // submission order, the last tie-break
+	start    int64 // start of the current (or last) attempt
+	end      int64 // end of the running attempt
+	runTotal int64 // seconds run by all attempts
+	lost     int64 // seconds run by attempts that did not complete
+	prio     int32 // AWS Batch scheduling priority
+	k        int32 // instances
+	starts   int32 // attempts started
+	preempts int32
+	endPos   int32 // position in the end heap while running
+	runIdx   int32 // position in running[share][typ] while running
+	typ      int16
+	share    int16
+	class    int16
+	rank     int16 // rank of prio among the platform's scheduling priorities
+	timeouts int16 // attempts that timed out
+	state    uint8
+	timesOut bool // the running attempt ends by timing out
+}
+
 // engine holds one run.
 type engine struct {
 	p      *platform.Platform
@@ -219,11 +160,14 @@ type engine struct {
 	policy Policy
 	mode   platform.Mode
 
-	types   []string
-	typeIdx map[string]int
-	teamIdx map[string]int
-	classIx map[string]int
-	classes []platform.Class
+	types     []string
+	teamNames []string
+	typeIdx   map[string]int
+	teamIdx   map[string]int
+	classIx   map[string]int
+	classes   []platform.Class
+	inShare   []bool  // per share: in-share preemption on
+	rankOf    []int16 // scheduling priority → rank
 
 	pool     []int                // capacity per type
 	used     []int                // in use per type
@@ -231,10 +175,12 @@ type engine struct {
 	maxHeld  [][]int              // [share][type]: the most a share may ever hold
 	teamUsed [][]int              // [share][type]
 	running  [][][]int32          // [share][type] → jobs
-	// waiting[share][type] is ordered by waitLess; FIFO uses waiting[0][0]
-	// for every job.
-	waiting [][][]qent
-	dirty   []bool // per type: capacity or queue changed since the last pass
+	below    [][]fenwick          // [share][type]: running instances by priority rank
+	waiting  [][]sizedQueue       // [share][type]
+	fifo     qheap                // the FIFO baseline's one queue
+	dirty    []bool               // per type: capacity or queue changed since the last pass
+	waitN    []int                // waiting jobs per share
+	runN     []int                // running instances per share
 
 	jobs  []job
 	free  []int32
@@ -244,24 +190,22 @@ type engine struct {
 
 	fair fairState
 
-	stats     *collector
-	scratch   []Victim
-	pick      []int32
-	requeue   []int32 // preempted in this pass, to enqueue after it
-	left      [][]int // per share and type: started jobs still in the queue
-	waitN     []int   // waiting jobs per share
-	runN      []int   // running instances per share
-	view      quotaView
-	simShares []batchrules.ShareState
-	victims   []int32
-	cur       []int
-	closed    []bool
-	err       error
+	stats   *collector
+	scratch []Victim
+	pick    []int32
+	view    quotaView
+	sim     []batchrules.ShareState
+	victims []int32
+	cand    []candidate
+	closed  []bool
+	state   State
+	err     error
 }
 
 // Run replays src against p and returns what happened. It reads src once, in
-// order, holding only waiting and running jobs. An unknown class, team or
-// instance type in a row is an error naming the row's line.
+// order, and holds only waiting and running jobs: memory is bounded by the
+// jobs active at once, not by the trace. An unknown class, team or instance
+// type in a row is an error naming the row's line.
 func Run(p *platform.Platform, src Source, opts Options) (*Result, error) {
 	if opts.Policy == "" {
 		opts.Policy = PolicyPlatform
@@ -282,28 +226,34 @@ func Run(p *platform.Platform, src Source, opts Options) (*Result, error) {
 func newEngine(p *platform.Platform, opts Options) *engine {
 	e := &engine{p: p, opts: opts, policy: opts.Policy, mode: p.Scheduling.Mode,
 		typeIdx: map[string]int{}, teamIdx: map[string]int{}, classIx: map[string]int{}}
+	e.ends.jobs = &e.jobs
+	e.fifo.fifo = true
 	e.types = p.InstanceTypes()
+	e.teamNames = p.TeamNames()
 	for i, t := range e.types {
 		e.typeIdx[t] = i
 		e.pool = append(e.pool, p.PoolInstances(t))
 	}
-	e.used = make([]int, len(e.types))
-	e.dirty = make([]bool, len(e.types))
+	nt := len(e.types)
+	e.used = make([]int, nt)
+	e.dirty = make([]bool, nt)
 	e.classes = p.Classes
 	for i, c := range p.Classes {
 		e.classIx[c.Name] = i
 	}
+	e.rankPriorities()
 	nShares := len(p.Teams)
 	shares := p.QuotaShares()
 	for i, t := range p.Teams {
 		e.teamIdx[t.Name] = i
-		l := make([]batchrules.Limit, len(e.types))
+		l := make([]batchrules.Limit, nt)
 		for ti, it := range e.types {
 			l[ti] = shares[i].Limit(it)
 		}
 		e.limits = append(e.limits, l)
+		e.inShare = append(e.inShare, e.mode == platform.ModeQuota && t.PreemptsInShare())
 	}
-	e.maxHeld = grid(nShares, len(e.types))
+	e.maxHeld = grid(nShares, nt)
 	for ti := range e.types {
 		st := batchrules.TypeState{Pool: e.pool[ti], Shares: make([]batchrules.ShareState, nShares)}
 		for s := range nShares {
@@ -313,20 +263,52 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 			e.maxHeld[s][ti] = st.MaxHeld(s)
 		}
 	}
-	e.teamUsed = grid(nShares, len(e.types))
-	e.left = grid(nShares, len(e.types))
+	e.teamUsed = grid(nShares, nt)
 	e.running = make([][][]int32, nShares)
-	e.waiting = make([][][]qent, nShares)
+	e.waiting = make([][]sizedQueue, nShares)
+	e.below = make([][]fenwick, nShares)
 	for s := range nShares {
-		e.running[s] = make([][]int32, len(e.types))
-		e.waiting[s] = make([][]qent, len(e.types))
+		e.running[s] = make([][]int32, nt)
+		e.waiting[s] = make([]sizedQueue, nt)
+		e.below[s] = make([]fenwick, nt)
+		if e.inShare[s] {
+			for t := range nt {
+				e.below[s][t] = make(fenwick, e.ranks()+1)
+			}
+		}
 	}
 	e.waitN = make([]int, nShares)
 	e.runN = make([]int, nShares)
+	e.cand = make([]candidate, nShares)
+	e.closed = make([]bool, nShares)
+	e.view.Shares = make([]batchrules.ShareState, nShares)
 	e.fair = newFairState(p, nShares)
+	e.state = State{Types: e.types, Pool: e.pool, Used: e.used, Teams: e.teamNames, TeamUsed: e.teamUsed}
 	e.stats = newCollector(p, e.types)
 	return e
 }
+
+// rankPriorities numbers the scheduling priorities the platform's classes
+// can give (class.SchedulingPriority of 0–99), lowest first.
+func (e *engine) rankPriorities() {
+	seen := make([]bool, platform.MaxSchedulingPriority+1)
+	for _, c := range e.classes {
+		for p := 0; p <= platform.RequestPriorityMax; p++ {
+			seen[c.SchedulingPriority(p)] = true
+		}
+	}
+	e.rankOf = make([]int16, len(seen))
+	r := int16(0)
+	for sp, ok := range seen {
+		e.rankOf[sp] = r
+		if ok {
+			r++
+		}
+	}
+}
+
+// ranks is the number of distinct scheduling priorities.
+func (e *engine) ranks() int { return int(e.rankOf[len(e.rankOf)-1]) + 1 }
 
 func grid(a, b int) [][]int {
 	g := make([][]int, a)
@@ -344,13 +326,13 @@ func (e *engine) loop(src Source) error {
 	}
 	read := 0
 	first := true
-	for more || len(e.ends) > 0 {
+	for more || e.ends.len() > 0 {
 		t := int64(math.MaxInt64)
 		if more {
 			t = next.Submit
 		}
-		if len(e.ends) > 0 && e.ends[0].at < t {
-			t = e.ends[0].at
+		if e.ends.len() > 0 && e.jobs[e.ends.top()].end < t {
+			t = e.jobs[e.ends.top()].end
 		}
 		if first {
 			e.stats.begin(t)
@@ -358,11 +340,11 @@ func (e *engine) loop(src Source) error {
 			first = false
 		}
 		e.advance(t)
-		for len(e.ends) > 0 && e.ends[0].at == t {
-			en := e.ends.pop()
-			if j := &e.jobs[en.job]; j.state == stRunning && j.epoch == en.epoch {
-				e.end(en.job)
-			}
+		for e.ends.len() > 0 && e.jobs[e.ends.top()].end == t {
+			e.end(e.ends.top())
+		}
+		if e.err != nil {
+			return e.err
 		}
 		for more && next.Submit == t {
 			if err := e.submit(next); err != nil {
@@ -387,9 +369,10 @@ func (e *engine) loop(src Source) error {
 			return e.err
 		}
 	}
-	e.failStranded()
-	if e.err != nil {
-		return e.err
+	if n := e.fifo.len() + sum(e.waitN); n > 0 {
+		// Under the modelled rules a job that passed neverFits always starts
+		// once the pools drain, so any left is a bug in the simulator.
+		return fmt.Errorf("simulate: %d jobs still waiting after the last event with nothing running (a simulator bug)", n)
 	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(read)
@@ -397,23 +380,12 @@ func (e *engine) loop(src Source) error {
 	return nil
 }
 
-// failStranded reports jobs still waiting when nothing runs and nothing
-// more arrives. Under the modelled rules a job that passed neverFits always
-// starts once the pool drains, so any is a bug in the simulator.
-func (e *engine) failStranded() {
+func sum(xs []int) int {
 	n := 0
-	for s := range e.waiting {
-		for t := range e.waiting[s] {
-			for _, en := range e.waiting[s][t] {
-				if e.live(en) {
-					n++
-				}
-			}
-		}
+	for _, x := range xs {
+		n += x
 	}
-	if n > 0 && e.err == nil {
-		e.err = fmt.Errorf("simulate: %d jobs still waiting after the last event with nothing running (a simulator bug)", n)
-	}
+	return n
 }
 
 // advance moves simulated time to t, accumulating usage and series.
@@ -422,10 +394,14 @@ func (e *engine) advance(t int64) {
 		return
 	}
 	e.stats.advance(e, t)
-	if e.mode == platform.ModeFairShare && e.policy == PolicyPlatform {
+	if e.fairShare() {
 		e.fair.advance(e, t)
 	}
 	e.now = t
+}
+
+func (e *engine) fairShare() bool {
+	return e.mode == platform.ModeFairShare && e.policy == PolicyPlatform
 }
 
 func (e *engine) submit(tj trace.Job) error {
@@ -438,7 +414,7 @@ func (e *engine) submit(tj trace.Job) error {
 	}
 	si, ok := e.teamIdx[tj.Team]
 	if !ok {
-		return where(trace.ColTeam, tj.Team, "a team of the platform ("+strings.Join(e.p.TeamNames(), ", ")+")")
+		return where(trace.ColTeam, tj.Team, "a team of the platform ("+strings.Join(e.teamNames, ", ")+")")
 	}
 	ci, ok := e.classIx[tj.Class]
 	if !ok {
@@ -456,23 +432,23 @@ func (e *engine) submit(tj trace.Job) error {
 		e.jobs = append(e.jobs, job{})
 		idx = int32(len(e.jobs) - 1)
 	}
+	sp := e.classes[ci].SchedulingPriority(prio)
+	e.jobs[idx] = job{id: tj.ID, submit: tj.Submit, duration: tj.Duration, order: e.order,
+		prio: int32(sp), rank: e.rankOf[sp], k: int32(tj.Instances), endPos: -1,
+		typ: int16(ti), share: int16(si), class: int16(ci), state: stWaiting}
 	j := &e.jobs[idx]
-	epoch, qgen := j.epoch+1, j.qgen
-	*j = job{qgen: qgen, id: tj.ID, submit: tj.Submit, duration: tj.Duration, order: e.order,
-		prio: int32(e.classes[ci].SchedulingPriority(prio)), k: int32(tj.Instances),
-		typ: int16(ti), share: int16(si), class: int16(ci), epoch: epoch, state: stWaiting}
 	e.order++
 	e.stats.submitted(j)
 	if reason := e.neverFits(j); reason != "" {
 		e.fail(idx, reason)
-		return nil
+		return e.err
 	}
 	e.enqueue(idx)
 	return nil
 }
 
-// neverFits explains why a job can never start under this run's rules, or
-// returns "".
+// neverFits explains why a job can never start under this run's rules (R20),
+// or returns "".
 func (e *engine) neverFits(j *job) string {
 	t, k := int(j.typ), int(j.k)
 	if k > e.pool[t] {
@@ -482,123 +458,120 @@ func (e *engine) neverFits(j *job) string {
 		return ""
 	}
 	if m := e.maxHeld[j.share][t]; k > m {
-		return fmt.Sprintf("needs %d × %s, team %s can use at most %d", k, e.types[t], e.p.Teams[j.share].Name, m)
+		return fmt.Sprintf("needs %d × %s, team %s can use at most %d", k, e.types[t], e.teamNames[j.share], m)
 	}
 	return ""
-}
-
-// waitLess orders waiting jobs: higher scheduling priority first, then
-// earlier submission, then submission order (FIFO ignores priority).
-func (e *engine) waitLess(a, b qent) bool {
-	if e.policy != PolicyFIFO && a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	if a.submit != b.submit {
-		return a.submit < b.submit
-	}
-	return a.order < b.order
-}
-
-// live reports whether a queue entry is still a waiting job.
-func (e *engine) live(q qent) bool {
-	j := &e.jobs[q.idx]
-	return j.state == stWaiting && j.qgen == q.gen
-}
-
-func (e *engine) queueOf(j *job) *[]qent {
-	if e.policy == PolicyFIFO {
-		return &e.waiting[0][0]
-	}
-	return &e.waiting[j.share][j.typ]
 }
 
 func (e *engine) enqueue(idx int32) {
 	j := &e.jobs[idx]
 	j.state = stWaiting
-	j.qgen++
-	en := qent{submit: j.submit, order: j.order, prio: j.prio, idx: idx, gen: j.qgen}
-	q := e.queueOf(j)
-	i, _ := slices.BinarySearchFunc(*q, en, func(x, target qent) int {
-		if e.waitLess(x, target) {
-			return -1
-		}
-		return 1
-	})
-	*q = slices.Insert(*q, i, en)
+	en := qent{submit: j.submit, order: j.order, prio: j.prio, idx: idx}
+	if e.policy == PolicyFIFO {
+		e.fifo.push(en)
+	} else {
+		e.waiting[j.share][j.typ].push(j.k, en)
+	}
 	e.dirty[j.typ] = true
 	e.waitN[j.share]++
 	e.stats.waitingDelta(j, +1)
 }
 
-// start runs a waiting job now. The caller removes it from its queue.
+// start runs a waiting job now. The caller has taken it off its queue.
 func (e *engine) start(idx int32) {
 	j := &e.jobs[idx]
 	s, t := int(j.share), int(j.typ)
+	wasActive := shareActive(e.runN[s])
 	j.state = stRunning
 	j.start = e.now
+	j.starts++
 	e.used[t] += int(j.k)
 	e.teamUsed[s][t] += int(j.k)
 	e.waitN[s]--
 	e.runN[s] += int(j.k)
-	e.left[s][t]++
+	if e.inShare[s] {
+		e.below[s][t].add(int(j.rank), j.k)
+	}
 	j.runIdx = int32(len(e.running[s][t]))
 	e.running[s][t] = append(e.running[s][t], idx)
 	run, timeout := attemptSeconds(e.classes[j.class], j.duration)
-	j.timeoutEnd = timeout
-	e.ends.push(ending{at: e.now + run, job: idx, epoch: j.epoch})
+	j.timesOut = timeout
+	j.end = e.now + run
+	e.ends.push(idx)
+	e.stats.attemptStarted(e, j)
 	e.stats.waitingDelta(j, -1)
 	e.observe(EventStart, j, "")
+	if e.fairShare() && !wasActive {
+		e.reservationChanged()
+	}
 }
 
 // stop takes a running job off its instances.
-func (e *engine) stop(idx int32) {
+func (e *engine) stop(idx int32, outcome attemptOutcome) {
 	j := &e.jobs[idx]
 	s, t := int(j.share), int(j.typ)
+	e.ends.remove(idx)
 	e.used[t] -= int(j.k)
 	e.teamUsed[s][t] -= int(j.k)
 	e.runN[s] -= int(j.k)
+	if e.inShare[s] {
+		e.below[s][t].add(int(j.rank), -j.k)
+	}
 	r := e.running[s][t]
 	last := r[len(r)-1]
 	r[j.runIdx] = last
 	e.jobs[last].runIdx = j.runIdx
 	e.running[s][t] = r[:len(r)-1]
-	j.runTotal += e.now - j.start
-	e.stats.ran(e, j, e.now-j.start)
-	j.epoch++
+	d := e.now - j.start
+	j.runTotal += d
+	if outcome != attemptCompleted {
+		j.lost += d
+	}
+	e.stats.ran(e, j, d, outcome)
 	e.dirty[t] = true
-	if e.mode == platform.ModeFairShare && e.policy == PolicyPlatform && !shareActive(e.runN[s]) {
-		// The share is no longer active: the reservation changed everywhere.
-		for i := range e.dirty {
-			e.dirty[i] = true
-		}
+	if e.fairShare() && !shareActive(e.runN[s]) {
+		e.reservationChanged()
 	}
 }
 
-// end finishes a running attempt: a success, or a timeout that is retried
-// while the class allows attempts.
-func (e *engine) end(idx int32) {
-	e.stop(idx)
-	j := &e.jobs[idx]
-	if !j.timeoutEnd {
-		e.observe(EventComplete, j, "")
-		e.stats.completed(e, j)
-		e.release(idx)
+// reservationChanged marks every type for a pass: the number of active
+// shares, and so the compute reservation (R17), changed.
+func (e *engine) reservationChanged() {
+	if e.fair.reservation == 0 {
 		return
 	}
-	j.attempts++
+	for i := range e.dirty {
+		e.dirty[i] = true
+	}
+}
+
+// end finishes a running attempt at its scheduled end: a success, or a
+// timeout that is retried while the class allows attempts (R12, R13).
+func (e *engine) end(idx int32) {
+	j := &e.jobs[idx]
+	if !j.timesOut {
+		e.stop(idx, attemptCompleted)
+		e.observe(EventComplete, j, "")
+		e.stats.completed(e, j)
+		e.finish(idx, OutcomeCompleted, "")
+		return
+	}
+	e.stop(idx, attemptTimedOut)
+	j.timeouts++
 	e.observe(EventTimeout, j, "")
 	c := e.classes[j.class]
-	if !attemptsLeft(c, int(j.attempts)) {
-		e.fail(idx, fmt.Sprintf("timed out after %d s in each of %d attempts", c.MaxRuntimeSeconds, j.attempts))
+	if !attemptsLeft(c, int(j.timeouts)) {
+		e.fail(idx, fmt.Sprintf("timed out after %d s in each of %d attempts", c.MaxRuntimeSeconds, j.timeouts))
 		return
 	}
 	e.enqueue(idx)
 }
 
 // preempt stops a running job for another one and requeues it at its
-// original place, or fails it when its class's preemption retries are spent.
+// original place, or fails it when its class's preemption retries are spent
+// (R10).
 func (e *engine) preempt(idx int32) {
-	e.stop(idx)
+	e.stop(idx, attemptPreempted)
 	j := &e.jobs[idx]
 	j.preempts++
 	e.stats.preempted(j)
@@ -607,19 +580,24 @@ func (e *engine) preempt(idx int32) {
 		e.fail(idx, fmt.Sprintf("preempted %d times, more than the class's %d preemption retries", j.preempts, *c.PreemptionRetries))
 		return
 	}
-	// A pass may be walking the queue; the job rejoins it after the pass.
-	e.requeue = append(e.requeue, idx)
+	e.enqueue(idx)
 }
 
 func (e *engine) fail(idx int32, reason string) {
 	j := &e.jobs[idx]
 	e.observe(EventFail, j, reason)
 	e.stats.failed(e, j, reason)
-	e.release(idx)
+	e.finish(idx, OutcomeFailed, reason)
 }
 
-func (e *engine) release(idx int32) {
+// finish hands the ended job's record to Options.Jobs and frees its slot.
+func (e *engine) finish(idx int32, outcome Outcome, reason string) {
 	j := &e.jobs[idx]
+	if e.opts.Jobs != nil && e.err == nil {
+		if err := e.opts.Jobs(e.record(j, outcome, reason)); err != nil {
+			e.err = fmt.Errorf("job %q: %w", j.id, err)
+		}
+	}
 	j.state = stDone
 	j.id = ""
 	e.free = append(e.free, idx)
@@ -629,75 +607,47 @@ func (e *engine) observe(kind EventKind, j *job, reason string) {
 	if e.opts.Observer == nil {
 		return
 	}
-	e.opts.Observer.Observe(Event{Kind: kind, At: e.now, JobID: j.id, Team: e.p.Teams[j.share].Name,
+	e.opts.Observer.Observe(Event{Kind: kind, At: e.now, JobID: j.id, Team: e.teamNames[j.share],
 		Class: e.classes[j.class].Name, InstanceType: e.types[j.typ], Instances: int(j.k),
-		Priority: int(j.prio), Submit: j.submit, Reason: reason},
-		&State{Types: e.types, Pool: e.pool, Used: e.used, Teams: e.p.TeamNames(), TeamUsed: e.teamUsed})
+		Priority: int(j.prio), Submit: j.submit, Reason: reason}, &e.state)
 }
 
-// schedule runs one scheduling pass for every instance type whose capacity or
-// queue changed.
+// schedule runs scheduling passes for the instance types whose capacity or
+// queue changed, until none is left (a fair-share pass on one type can
+// change the compute reservation of all).
 func (e *engine) schedule() {
 	if e.policy == PolicyFIFO {
 		e.scheduleFIFO()
+		clear(e.dirty)
 		return
 	}
-	for again := true; again; {
+	for again := true; again && e.err == nil; {
 		again = false
 		for t := range e.types {
 			if !e.dirty[t] {
 				continue
 			}
 			e.dirty[t] = false
-			switch e.mode {
-			case platform.ModeFairShare:
+			if e.mode == platform.ModeFairShare {
 				e.scheduleFair(t)
-			default:
+			} else {
 				e.scheduleQuota(t)
 			}
-			e.flushRequeue()
 		}
-		for _, d := range e.dirty {
-			again = again || d
-		}
+		again = slices.Contains(e.dirty, true)
 	}
-}
-
-// flushRequeue puts the jobs preempted in a pass back in their queues.
-func (e *engine) flushRequeue() {
-	for _, idx := range e.requeue {
-		e.enqueue(idx)
-	}
-	e.requeue = e.requeue[:0]
-}
-
-// compact drops stale entries from the queue of share s and type t once
-// they are at least a quarter of it, so that dropping costs O(1) amortized
-// per start.
-func (e *engine) compact(s, t int) {
-	q := &e.waiting[s][t]
-	if e.left[s][t]*4 < len(*q) {
-		return
-	}
-	e.left[s][t] = 0
-	*q = slices.DeleteFunc(*q, func(en qent) bool { return !e.live(en) })
 }
 
 // scheduleFIFO starts jobs from the head of the single queue while the head
-// fits its pool; the first that does not fit blocks the rest.
+// fits its pool; the first that does not fit blocks the rest (R19).
 func (e *engine) scheduleFIFO() {
-	q := &e.waiting[0][0]
-	n := 0
-	for _, en := range *q {
-		j := &e.jobs[en.idx]
+	for e.fifo.len() > 0 {
+		idx := e.fifo.head().idx
+		j := &e.jobs[idx]
 		if e.used[j.typ]+int(j.k) > e.pool[j.typ] {
-			break
+			return
 		}
-		e.start(en.idx)
-		n++
+		e.fifo.pop()
+		e.start(idx)
 	}
-	if n > 0 {
-		*q = slices.Delete(*q, 0, n)
-	}
-	clear(e.dirty)
 }

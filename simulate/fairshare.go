@@ -39,8 +39,7 @@ func newFairState(p *platform.Platform, n int) fairState {
 // running since the last update dt seconds ago and window D,
 // hist ← hist·e^(−dt/D) + r·D·(1 − e^(−dt/D)).
 func (f *fairState) advance(e *engine, t int64) {
-	dt := float64(t - f.last)
-	if dt > 0 {
+	if dt := float64(t - f.last); dt > 0 {
 		x := math.Exp(-dt / f.decay)
 		for s := range f.hist {
 			f.hist[s] = f.hist[s]*x + float64(e.runN[s])*f.decay*(1-x)
@@ -82,55 +81,34 @@ func (e *engine) fairLimit(s, t int) int {
 // scheduleFair runs the fair-share pass for type t: repeatedly, the share
 // with the lowest usage (ties: platform order) starts its first waiting job
 // in queue order that fits its limit (fairLimit); a share with nothing that
-// fits drops out of the pass.
+// fits drops out of the pass, until a share becomes active and the
+// reservation shrinks.
 func (e *engine) scheduleFair(t int) {
-	n := len(e.p.Teams)
-	if e.cur == nil {
-		e.cur = make([]int, n)
-		e.closed = make([]bool, n)
-	}
-	clear(e.cur)
 	clear(e.closed)
 	for {
 		best, bestU := -1, 0.0
-		for s := range n {
-			if e.closed[s] || e.cur[s] >= len(e.waiting[s][t]) {
+		var bestC candidate
+		for s := range e.closed {
+			if e.closed[s] || e.waiting[s][t].n == 0 {
+				continue
+			}
+			b, ok := e.waiting[s][t].firstFit(e.fairLimit(s, t) - e.used[t])
+			if !ok {
+				e.closed[s] = true
 				continue
 			}
 			if u := e.fair.usage(e, s); best < 0 || u < bestU {
-				best, bestU = s, u
+				best, bestU, bestC = s, u, candidate{bucket: b, ok: true}
 			}
 		}
 		if best < 0 {
-			break
+			return
 		}
-		s := best
-		started := false
-		q := e.waiting[s][t]
-		limit := e.fairLimit(s, t)
-		for i := e.cur[s]; i < len(q); i++ {
-			en := q[i]
-			if !e.live(en) {
-				continue
-			}
-			if e.used[t]+int(e.jobs[en.idx].k) <= limit {
-				wasActive := shareActive(e.runN[s])
-				e.start(en.idx)
-				started = true
-				if !wasActive {
-					clear(e.dirty) // the reservation changed for every type
-					for i := range e.dirty {
-						e.dirty[i] = true
-					}
-				}
-				break
-			}
+		wasActive := shareActive(e.runN[best])
+		x := e.waiting[best][t].pop(bestC.bucket)
+		e.start(x.idx)
+		if !wasActive {
+			clear(e.closed) // the reservation shrank: more may fit
 		}
-		if !started {
-			e.closed[s] = true
-		}
-	}
-	for s := range n {
-		e.compact(s, t)
 	}
 }

@@ -1,34 +1,66 @@
 #!/usr/bin/env bash
-# Simulator throughput and memory on a 100,000-job generated trace (seed 7,
-# embedded default platform), on one core (GOMAXPROCS=1).
+# Simulator throughput and memory, end to end through the CLI, on one core
+# (GOMAXPROCS=1): `trainq simulate --output json` on generated traces of
+# 100,000 and 1,000,000 jobs (seed 7, default load, embedded default
+# platform), which runs the platform policy and FIFO. For each size it prints
+# the wall time (best of COUNT runs), trace jobs per minute, the peak resident
+# memory, and the 1M/100k ratios of time and memory.
 #
-#   bash bench/simulate/run.sh            # 3 runs per benchmark
-#   COUNT=1 bash bench/simulate/run.sh    # quicker
+# When OLD names a git revision (default: 2404aad, the simulator before issue
+# 13), that revision's CLI is built from `git archive` and measured on the
+# same trace files in the same run. OLD= (empty) skips it.
 #
-# Prints simulated jobs per second (and per minute), allocations per run and,
-# when /usr/bin/time exists (Debian package "time"), the peak resident memory
-# of a process that generates the trace, streams it from CSV and simulates it.
+#   bash bench/simulate/run.sh
+#   COUNT=1 OLD= bash bench/simulate/run.sh
+#
+# Needs /usr/bin/time (Debian package "time") for the peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${COUNT:-3}
+old=${OLD-2404aad}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-go test -c -o "$tmp/simulate.test" ./simulate/
-GOMAXPROCS=1 "$tmp/simulate.test" -test.run '^$' -test.bench '100k' -test.benchtime "${count}x" -test.benchmem >"$tmp/bench.txt"
-
-printf '%-24s %12s %14s %12s %12s %10s\n' benchmark s/run jobs/s jobs/min MB/run allocs/run
-awk '/^Benchmark/ {
-  name=$1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
-  for (i=2; i<=NF; i++) { if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="jobs/s") js=$i; if ($(i+1)=="B/op") bo=$i; if ($(i+1)=="allocs/op") al=$i }
-  printf "%-24s %12.3f %14.0f %12.0f %12.1f %10d\n", name, ns/1e9, js, js*60, bo/1e6, al
-}' "$tmp/bench.txt"
-
-if [ -x /usr/bin/time ]; then
-  GOMAXPROCS=1 /usr/bin/time -v "$tmp/simulate.test" -test.run '^$' -test.bench 'Quota100kCSV' -test.benchtime 1x \
-    >/dev/null 2>"$tmp/time.txt"
-  rss=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$tmp/time.txt")
-  awk -v kb="$rss" 'BEGIN { printf "peak RSS (generate + stream + simulate 100k jobs, quota): %.1f MiB\n", kb / 1024 }'
-else
-  echo "peak RSS: /usr/bin/time not installed (apt-get install time); see heap-MiB in: go test -bench 100k ./simulate/"
+if [ ! -x /usr/bin/time ]; then
+  echo "bench/simulate: /usr/bin/time is needed for the peak RSS (apt-get install time)" >&2
+  exit 1
 fi
+
+go build -trimpath -o "$tmp/new" ./bin/trainq
+engines=(new)
+if [ -n "$old" ]; then
+  mkdir "$tmp/src"
+  git archive "$old" | tar -x -C "$tmp/src"
+  (cd "$tmp/src" && go build -trimpath -o "$tmp/old" ./bin/trainq)
+  engines+=(old)
+fi
+
+for n in 100000 1000000; do
+  "$tmp/new" trace generate --seed 7 --jobs "$n" --out "$tmp/trace-$n.csv"
+done
+
+# measure ENGINE N: best wall seconds and largest peak RSS (KiB) of COUNT runs.
+measure() {
+  local best="" rss=0
+  for _ in $(seq "$count"); do
+    GOMAXPROCS=1 /usr/bin/time -f '%e %M' -o "$tmp/time" \
+      "$tmp/$1" simulate --trace "$tmp/trace-$2.csv" --output json --no-progress >/dev/null
+    read -r s kb <"$tmp/time"
+    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
+    if [ "$kb" -gt "$rss" ]; then rss=$kb; fi
+  done
+  echo "$best $rss"
+}
+
+printf '%-6s %10s %10s %14s %12s\n' engine jobs seconds jobs/min 'peak RSS MiB'
+for e in "${engines[@]}"; do
+  declare -A secs kib
+  for n in 100000 1000000; do
+    read -r s kb < <(measure "$e" "$n")
+    secs[$n]=$s kib[$n]=$kb
+    awk -v e="$e" -v n="$n" -v s="$s" -v kb="$kb" \
+      'BEGIN { printf "%-6s %10d %10.2f %14.0f %12.1f\n", e, n, s, n / (s > 0 ? s : 0.01) * 60, kb / 1024 }'
+  done
+  awk -v e="$e" -v a="${secs[100000]}" -v b="${secs[1000000]}" -v ra="${kib[100000]}" -v rb="${kib[1000000]}" \
+    'BEGIN { printf "%-6s 1M/100k: time x%.1f, peak RSS x%.2f\n", e, b / (a > 0 ? a : 0.01), rb / ra }'
+  unset secs kib
+done

@@ -7,6 +7,7 @@
 package simcmd
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,16 +26,20 @@ import (
 func Simulate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	platformFile := fs.String("platform", "", "platform file (YAML or JSON); default: the embedded default platform")
+	var platformFiles []string
+	fs.Func("platform", "platform file (YAML or JSON); repeat to compare several side by side; default: the embedded default platform",
+		func(v string) error { platformFiles = append(platformFiles, v); return nil })
 	traceFile := fs.String("trace", "", "trace CSV: submit_s,duration_s,instances,instance_type,class,team[,job_id,priority] (required)")
 	output := fs.String("output", "table", "output format: table or json")
-	reportDir := fs.String("report", "", "directory to write SVG plots and report.json into")
+	reportDir := fs.String("report", "", "directory to write report.html and report.json into")
+	jobsFile := fs.String("jobs", "", "CSV file to write one row per job and run into")
 	noProgress := fs.Bool("no-progress", false, "never show a progress bar")
 	progress := fs.Bool("progress", false, "show a progress bar on stderr even when it is not a terminal")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: trainq simulate --trace FILE [--platform FILE] [--output table|json] [--report DIR]\n\n"+
-			"Replays a job trace against the platform's scheduling policy and against a strict FIFO queue on\n"+
-			"the same pools, and reports waits, preemptions and utilization. See docs/simulate.md.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: trainq simulate --trace FILE [--platform FILE]... [--output table|json] [--report DIR] [--jobs FILE]\n\n"+
+			"Replays a job trace against each platform's scheduling policy and against a strict FIFO queue on\n"+
+			"the first platform's pools, and reports waits, preemptions, utilization and per-job outcomes side\n"+
+			"by side. See docs/simulate.md.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,7 +55,7 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	if *output != "table" && *output != "json" {
 		return fmt.Errorf("simulate: --output: got %q, want table or json", *output)
 	}
-	p, err := platform.LoadFileOrDefault(*platformFile)
+	runs, err := plan(platformFiles)
 	if err != nil {
 		return err
 	}
@@ -58,24 +63,48 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("simulate: open trace: %w", err)
 	}
+	var jobs *simulate.JobsCSV
+	var jobsOut *bufio.Writer
+	if *jobsFile != "" {
+		f, err := os.Create(*jobsFile)
+		if err != nil {
+			return fmt.Errorf("simulate: --jobs: %w", err)
+		}
+		defer f.Close()
+		jobsOut = bufio.NewWriter(f)
+		if jobs, err = simulate.NewJobsCSV(jobsOut); err != nil {
+			return err
+		}
+	}
 	show := !*noProgress && (*progress || isTerminal(stderr))
 	bar := &progressBar{w: stderr, show: show, start: time.Now()}
-	rep := &simulate.Report{Schema: simulate.Schema, Platform: p.Name, Mode: string(p.Scheduling.Mode), Trace: filepath.Base(*traceFile)}
-	for i, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
-		res, err := runFile(p, *traceFile, pol, func(read int64) {
-			bar.update((float64(i) + float64(read)/float64(max(info.Size(), 1))) / 2)
+	rep := &simulate.Report{Schema: simulate.Schema, Trace: filepath.Base(*traceFile)}
+	for i, r := range runs {
+		opts := simulate.Options{Policy: r.policy}
+		if jobs != nil {
+			label := r.label
+			opts.Jobs = func(rec simulate.JobRecord) error { return jobs.Write(label, rec) }
+		}
+		res, err := runFile(r.p, *traceFile, opts, func(read int64) {
+			bar.update((float64(i) + float64(read)/float64(max(info.Size(), 1))) / float64(len(runs)))
 		})
 		if err != nil {
 			bar.done()
-			return fmt.Errorf("simulate %s: %w", *traceFile, err)
+			return fmt.Errorf("simulate %s on %s: %w", *traceFile, r.label, err)
 		}
-		if i == 0 {
-			rep.Policy = res
-		} else {
-			rep.FIFO = res
-		}
+		res.Label = r.label
+		rep.Runs = append(rep.Runs, res)
 	}
 	bar.done()
+	if jobs != nil {
+		if err := jobs.Flush(); err != nil {
+			return err
+		}
+		if err := jobsOut.Flush(); err != nil {
+			return fmt.Errorf("simulate: --jobs: %w", err)
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *jobsFile)
+	}
 	if *reportDir != "" {
 		files, err := simulate.WriteReport(*reportDir, rep)
 		if err != nil {
@@ -91,6 +120,40 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	return simulate.WriteTable(stdout, rep)
 }
 
+// run is one simulation of the trace.
+type run struct {
+	label  string
+	p      *platform.Platform
+	policy simulate.Policy
+}
+
+// plan loads the platforms and lists the runs: each platform's own policy,
+// labelled by its file name without the extension ("default" for the
+// embedded one), then FIFO on the first platform's pools, labelled "fifo".
+func plan(files []string) ([]run, error) {
+	if len(files) == 0 {
+		files = []string{""}
+	}
+	var runs []run
+	seen := map[string]string{"fifo": "the FIFO baseline"}
+	for _, f := range files {
+		p, err := platform.LoadFileOrDefault(f)
+		if err != nil {
+			return nil, err
+		}
+		label := "default"
+		if f != "" {
+			label = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		}
+		if other, dup := seen[label]; dup {
+			return nil, fmt.Errorf("simulate: --platform %s: its label %q is taken by %s; give the files different names", f, label, other)
+		}
+		seen[label] = "--platform " + f
+		runs = append(runs, run{label: label, p: p, policy: simulate.PolicyPlatform})
+	}
+	return append(runs, run{label: "fifo", p: runs[0].p, policy: simulate.PolicyFIFO}), nil
+}
+
 // countingReader counts bytes read, for the progress bar.
 type countingReader struct {
 	r io.Reader
@@ -103,18 +166,19 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func runFile(p *platform.Platform, path string, pol simulate.Policy, progress func(int64)) (*simulate.Result, error) {
+func runFile(p *platform.Platform, path string, opts simulate.Options, progress func(int64)) (*simulate.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
 	}
 	defer f.Close()
 	cr := &countingReader{r: f}
-	tr, err := trace.NewReader(cr)
+	tr, err := trace.NewReader(bufio.NewReaderSize(cr, 1<<16))
 	if err != nil {
 		return nil, err
 	}
-	return simulate.Run(p, tr, simulate.Options{Policy: pol, Progress: func(int) { progress(cr.n) }})
+	opts.Progress = func(int) { progress(cr.n) }
+	return simulate.Run(p, tr, opts)
 }
 
 func isTerminal(w io.Writer) bool {
