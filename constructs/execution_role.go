@@ -16,6 +16,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/platform"
 )
 
 // SageMakerTrainingLogGroup is where SageMaker training jobs write their logs.
@@ -98,13 +99,9 @@ type executionRole struct {
 	role awsiam.IRole
 }
 
-var (
-	subnetIDPattern        = regexp.MustCompile(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	securityGroupIDPattern = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	// s3KeyUnsafe are characters IAM would not read literally in a resource
-	// ARN or condition: wildcards, policy variables.
-	s3KeyUnsafe = "*?$"
-)
+// s3KeyUnsafe are characters IAM would not read literally in a resource ARN
+// or condition: wildcards, policy variables.
+const s3KeyUnsafe = "*?$"
 
 // AWSTrainingImageRegistries are the accounts of AWS's training-image
 // registries (AWS Deep Learning Containers: PyTorch, TensorFlow and Hugging
@@ -203,12 +200,12 @@ func validateExecutionRoleProps(props *ExecutionRoleProps) error {
 			return fmt.Errorf("VPC has %d subnets and %d security groups; want at least one of each", len(v.Subnets), len(v.SecurityGroups))
 		}
 		for i, s := range v.Subnets {
-			if !isToken(s) && !subnetIDPattern.MatchString(s) {
+			if !isToken(s) && !platform.ValidSubnetID(s) {
 				return fmt.Errorf("VPC.Subnets[%d] is %q; want a subnet ID such as subnet-0a1b2c3d4e5f60718", i, s)
 			}
 		}
 		for i, s := range v.SecurityGroups {
-			if !isToken(s) && !securityGroupIDPattern.MatchString(s) {
+			if !isToken(s) && !platform.ValidSecurityGroupID(s) {
 				return fmt.Errorf("VPC.SecurityGroups[%d] is %q; want a security group ID such as sg-0123456789abcdef0", i, s)
 			}
 		}

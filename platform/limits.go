@@ -69,6 +69,14 @@ const (
 	maxTrainingKMSKeys        = 20
 )
 
+// ValidSubnetID reports whether s is an EC2 subnet ID: subnet- and 8 or 17
+// lowercase hex digits.
+func ValidSubnetID(s string) bool { return subnetIDPattern.MatchString(s) }
+
+// ValidSecurityGroupID reports whether s is an EC2 security group ID: sg-
+// and 8 or 17 lowercase hex digits.
+func ValidSecurityGroupID(s string) bool { return securityGroupIDPattern.MatchString(s) }
+
 // LogRetentionDays are the log retentions CloudWatch Logs accepts, in days,
 // ascending (PutRetentionPolicy, retentionInDays). The constructs translate
 // each to the CDK's name for it.

@@ -21,13 +21,13 @@ const ContextPlatform = "platform"
 func PlatformFromContext(app awscdk.App) (*platform.Platform, error) {
 	v := app.Node().TryGetContext(jsii.String(ContextPlatform))
 	if v == nil {
-		return platform.Default(), nil
+		return platform.LoadFileOrDefault("")
 	}
 	path, ok := v.(string)
 	if !ok || path == "" {
 		return nil, fmt.Errorf("context %q is %v; want the path of a platform file", ContextPlatform, v)
 	}
-	return platform.LoadFile(path)
+	return platform.LoadFileOrDefault(path)
 }
 
 // EnvFromEnvironment is the stack environment the CDK CLI passes
