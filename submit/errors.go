@@ -21,14 +21,19 @@ type Error struct {
 	Err      error
 }
 
+// Error is the message callers get, bounded whatever the input: the
+// problems listed by contract.Report (each value cut, at most
+// contract.MaxProblemsShown of them), or the message and the cause's text,
+// cut at contract.MaxLoggedChars.
 func (e *Error) Error() string {
 	if len(e.Problems) == 0 {
+		msg := e.Message
 		if e.Err != nil {
-			return e.Message + ": " + e.Err.Error()
+			msg += ": " + e.Err.Error()
 		}
-		return e.Message
+		return contract.Cut(msg, contract.MaxLoggedChars)
 	}
-	return e.Problems.Report(e.Message)
+	return contract.Report(e.Message, e.Problems)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -51,5 +56,5 @@ func LambdaError(err error) error {
 	if errors.As(err, &e) {
 		return messages.InvokeResponse_Error{Type: string(e.Kind), Message: e.Error()}
 	}
-	return messages.InvokeResponse_Error{Type: string(contract.KindUpstream), Message: err.Error()}
+	return messages.InvokeResponse_Error{Type: string(contract.KindUpstream), Message: contract.Cut(err.Error(), contract.MaxLoggedChars)}
 }

@@ -114,6 +114,9 @@ func New(cfg Config) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
+	// Every string a log line carries (an error of Batch, a job name) is
+	// bounded.
+	h.log = slog.New(contract.BoundedLog(h.log.Handler()))
 	if h.cfg.Metrics == nil {
 		h.cfg.Metrics = io.Discard
 	}
@@ -182,7 +185,7 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 // The Batch calls run under a context that ends DeadlineMargin before ctx's
 // deadline, if it has one.
 func (h *Handler) Handle(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
-	resp, err := h.handle(ctx, caller, req)
+	resp, err := h.handle(noteThrottles(ctx), caller, req)
 	h.count(req.Action, resp, err)
 	return resp, err
 }
@@ -220,13 +223,15 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Reques
 }
 
 // upstream classifies an error of a Batch call that retries could not fix:
-// Throttled when Batch throttled it (even if the deadline then cut the
-// retries short), UpstreamError otherwise.
-func upstream(op string, err error) *Error {
-	if isThrottle(err) {
-		return &Error{Kind: contract.KindThrottled, Message: fmt.Sprintf("AWS Batch throttled %s after every retry; retry later with the same idempotencyKey", op), Err: err}
+// Throttled when Batch throttled it, or throttled any call of the request
+// (ctx's note) before the deadline cut the retries short; UpstreamError
+// otherwise.
+func upstream(ctx context.Context, op string, err error) *Error {
+	cut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+	if isThrottle(err) || cut && throttledIn(ctx) {
+		return &Error{Kind: contract.KindThrottled, Message: fmt.Sprintf("AWS Batch throttled %s until retries or the invocation's time ran out; retry later with the same idempotencyKey", op), Err: err}
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if cut {
 		return &Error{Kind: contract.KindUpstream, Message: fmt.Sprintf("%s: no answer from AWS Batch before the deadline; retry with the same idempotencyKey", op), Err: err}
 	}
 	return &Error{Kind: contract.KindUpstream, Message: op, Err: err}

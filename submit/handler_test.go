@@ -207,7 +207,7 @@ func TestSubmitBadRequests(t *testing.T) {
 			fixture:  "bad-everything.json",
 			wantType: "ValidationError",
 			wantFields: []string{"class", "instanceTypes[0]", "jobName", "maxRuntimeSeconds", "priority", "tags.trainq:team", "team",
-				"trainingJob.AlgorithmSpecification", "trainingJob.OutputDataConfig",
+				"trainingJob.OutputDataConfig",
 				"trainingJob.ResourceConfig.InstanceCount", "trainingJob.ResourceConfig.InstanceGroups", "trainingJob.TrainingJobName"},
 		},
 		{

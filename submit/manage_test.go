@@ -243,7 +243,7 @@ func TestJobIDMessageDescribesThePattern(t *testing.T) {
 		t.Fatalf("got %+v, want the ARN to pass the pattern and be unknown to Batch", ferr)
 	}
 	_, ferr = invoke(t, invocation("", "req-2"), h, []byte(`{"action":"describe","jobId":"no such job"}`))
-	want := `jobId: got "no such job", want a Batch job id or job ARN (letters, digits, ':', '/', '_', '.' and '-')`
+	want := `jobId: got "no such job", want a Batch job id (letters, digits, '-', '_' and '.', as submit returns it) or the job's ARN (arn:aws:batch:REGION:ACCOUNT:service-job/ID)`
 	if ferr == nil || !strings.Contains(ferr.Message, want) {
 		t.Errorf("got %+v, want the message %q", ferr, want)
 	}

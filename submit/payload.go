@@ -10,22 +10,6 @@ import (
 // object, so that fields trainq does not know pass through untouched.
 type trainingJob map[string]any
 
-// validTrainingJobName is SageMaker's rule for TrainingJobName,
-// ^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$: 1 to 63 letters, digits and hyphens,
-// starting and ending with a letter or digit. (As a regexp the bounded
-// repetition costs milliseconds to compile at every cold start.)
-func validTrainingJobName(s string) bool {
-	if len(s) < 1 || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for _, r := range s {
-		if r != '-' && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 // decodeTrainingJob decodes the payload, keeping numbers exact.
 func decodeTrainingJob(raw json.RawMessage) (trainingJob, bool) {
 	d := json.NewDecoder(bytes.NewReader(raw))

@@ -1,6 +1,7 @@
 package submit
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"sync/atomic"
@@ -105,6 +106,30 @@ func (t throttleNoter) IsErrorRetryable(err error) bool {
 		t.seen.Store(true)
 	}
 	return t.RetryerV2.IsErrorRetryable(err)
+}
+
+// throttleKey is the context key of a request's throttle note.
+type throttleKey struct{}
+
+// noteThrottles returns ctx carrying a fresh note of whether any Batch call
+// made under it was throttled (callOpts, throttledIn).
+func noteThrottles(ctx context.Context) context.Context {
+	return context.WithValue(ctx, throttleKey{}, new(atomic.Bool))
+}
+
+// callOpts are the per-call options of every Batch call of a request: they
+// note a throttled attempt in ctx's note.
+func callOpts(ctx context.Context) []func(*batch.Options) {
+	if seen, ok := ctx.Value(throttleKey{}).(*atomic.Bool); ok {
+		return []func(*batch.Options){noteThrottling(seen)}
+	}
+	return nil
+}
+
+// throttledIn reports whether a Batch call made under ctx was throttled.
+func throttledIn(ctx context.Context) bool {
+	seen, ok := ctx.Value(throttleKey{}).(*atomic.Bool)
+	return ok && seen.Load()
 }
 
 // noteThrottling is a per-call option that sets seen when an attempt of the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,7 +39,7 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 	defer cancel()
 	existing, err := h.findExisting(calls, pl.batchJobName, pl.token)
 	if err != nil {
-		return nil, upstream(fmt.Sprintf("look up job %q", pl.batchJobName), err)
+		return nil, upstream(calls, fmt.Sprintf("look up job %q", pl.batchJobName), err)
 	}
 	if existing != nil {
 		h.log.Info("idempotent replay", "jobName", pl.batchJobName, "jobId", existing.JobID)
@@ -90,8 +89,7 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		SchedulingPriority: sp,
 		InstanceType:       instanceType,
 	}
-	var throttled atomic.Bool
-	out, err := h.cfg.Batch.SubmitServiceJob(calls, in, noteThrottling(&throttled))
+	out, err := h.cfg.Batch.SubmitServiceJob(calls, in, callOpts(calls)...)
 	if err != nil {
 		// A rejected repeat of the token, or a lost answer: the job may
 		// exist. Look again before reporting the failure, in the time kept
@@ -102,10 +100,10 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		if isClientError(err) && !isThrottle(err) {
 			return nil, &Error{Kind: contract.KindUpstream, Message: fmt.Sprintf("AWS Batch refused job %q", pl.batchJobName), Err: err}
 		}
-		if throttled.Load() && calls.Err() != nil {
+		if throttledIn(calls) && calls.Err() != nil {
 			return nil, &Error{Kind: contract.KindThrottled, Message: fmt.Sprintf("AWS Batch throttled submit job %q until the invocation's deadline was near; retry later with the same idempotencyKey", pl.batchJobName), Err: err}
 		}
-		return nil, upstream(fmt.Sprintf("submit job %q", pl.batchJobName), err)
+		return nil, upstream(calls, fmt.Sprintf("submit job %q", pl.batchJobName), err)
 	}
 	resp.JobID = aws.ToString(out.JobId)
 	resp.JobARN = aws.ToString(out.JobArn)
@@ -158,7 +156,7 @@ func (h *Handler) findExisting(ctx context.Context, name, token string) (*contra
 		Filters:  []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{name}}},
 	}
 	for page := 0; page < maxLookupPages; page++ {
-		out, err := h.cfg.Batch.ListServiceJobs(ctx, in)
+		out, err := h.cfg.Batch.ListServiceJobs(ctx, in, callOpts(ctx)...)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +164,7 @@ func (h *Handler) findExisting(ctx context.Context, name, token string) (*contra
 			if !strings.EqualFold(aws.ToString(s.JobName), name) {
 				continue
 			}
-			d, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: s.JobId})
+			d, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: s.JobId}, callOpts(ctx)...)
 			if err != nil {
 				return nil, err
 			}
@@ -193,7 +191,7 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 	if len(pl.candidates) == 1 {
 		return first
 	}
-	out, err := h.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(h.cfg.JobQueue)})
+	out, err := h.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(h.cfg.JobQueue)}, callOpts(ctx)...)
 	if err != nil {
 		h.log.Warn("queue snapshot failed; using the first instance type", "instanceType", first, "error", err)
 		return first

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
@@ -86,7 +88,7 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 		}
 	}
 
-	if len(req.IdempotencyKey) > contract.MaxIdempotencyKeyLength {
+	if utf8.RuneCountInString(req.IdempotencyKey) > contract.MaxIdempotencyKeyLength {
 		ps.Addf("idempotencyKey", req.IdempotencyKey, "at most %d characters", contract.MaxIdempotencyKeyLength)
 	}
 	pl.token = clientToken(req.Team, req.IdempotencyKey, caller.RequestID)
@@ -136,9 +138,9 @@ func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]
 		switch {
 		case strings.HasPrefix(lk, contract.TagPrefix) || strings.HasPrefix(lk, "aws:"):
 			ps.Add("tags."+k, k, "a key not starting with trainq: or aws: (reserved)")
-		case len(k) < 1 || len(k) > batchrules.MaxTagKeyLength:
+		case k == "" || utf8.RuneCountInString(k) > batchrules.MaxTagKeyLength:
 			ps.Addf("tags", k, "keys of 1 to %d characters", batchrules.MaxTagKeyLength)
-		case len(tags[k]) > batchrules.MaxTagValueLength:
+		case utf8.RuneCountInString(tags[k]) > batchrules.MaxTagValueLength:
 			ps.Addf("tags."+k, tags[k], "a value of at most %d characters", batchrules.MaxTagValueLength)
 		}
 		out[k] = tags[k]
@@ -189,8 +191,12 @@ func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platf
 }
 
 // validateTrainingJob checks the SageMaker request and fills in what trainq
-// decides: role, name, runtime. classOK says whether the class is known (so
-// that its limits apply).
+// decides: role, name, runtime, instance type and count. trainq's own rules
+// come first (the role is pinned, heterogeneous clusters are refused, the
+// instance type and runtime are the platform's and the class's); then the
+// filled-in payload is checked against SageMaker's CreateTrainingJobRequest
+// (checkSageMaker), leaving out fields trainq's rules already reported.
+// classOK says whether the class is known (so that its limits apply).
 func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contract.Request, classOK bool) {
 	if len(req.TrainingJob) == 0 {
 		ps.Add("trainingJob", nil, "a SageMaker CreateTrainingJob request object")
@@ -202,16 +208,7 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 		return
 	}
 	pl.payload = tj
-	for _, r := range requiredMembers {
-		m, isObj := tj.object(r.object)
-		if !isObj || m == nil {
-			ps.Add("trainingJob."+r.object, contract.Shown(valueKind(tj[r.object])), "an object (SageMaker requires it)")
-			continue
-		}
-		if v, ok := m[r.member].(string); !ok || !r.valid(v) {
-			ps.Add("trainingJob."+r.object+"."+r.member, contract.Shown(valueKind(m[r.member])), r.allowed)
-		}
-	}
+	before, deniedBefore := len(*ps), len(*denied)
 
 	switch role := tj["RoleArn"].(type) {
 	case nil:
@@ -224,15 +221,8 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 	}
 	tj["RoleArn"] = h.cfg.ExecutionRoleARN
 
-	switch name := tj["TrainingJobName"].(type) {
-	case nil:
+	if _, given := tj["TrainingJobName"]; !given {
 		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:contract.JobNameSuffixLength])
-	case string:
-		if !validTrainingJobName(name) {
-			ps.Add("trainingJob.TrainingJobName", name, "1 to 63 letters, digits or '-', starting and ending with a letter or digit, or no value")
-		}
-	default:
-		ps.Add("trainingJob.TrainingJobName", contract.Shown(valueKind(name)), "a string, or no value")
 	}
 
 	rc, isObj := tj.object("ResourceConfig")
@@ -262,7 +252,7 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 		}
 		if v, present := rc["InstanceCount"]; present {
 			n, ok := wholeNumber(v)
-			if !ok || n < 1 {
+			if !ok || n < 1 || n > math.MaxInt32 {
 				ps.Add("trainingJob.ResourceConfig.InstanceCount", contract.Shown(valueKind(v)), "a whole number of at least 1")
 			} else {
 				pl.instanceCount = n
@@ -299,10 +289,10 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 			pl.runtime = int(n)
 		}
 	}
-	if pl.runtime > 0 {
+	if pl.runtime > 0 && isObj {
 		tj.ensure("StoppingCondition")["MaxRuntimeInSeconds"] = json.Number(fmt.Sprint(pl.runtime))
 	}
-	if len(pl.candidates) > 0 {
+	if len(pl.candidates) > 0 && (rc != nil || tj["ResourceConfig"] == nil) {
 		// Measure with the longest candidate: the chosen one fits too.
 		longest := ""
 		for _, c := range pl.candidates {
@@ -316,29 +306,18 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 			rc["InstanceCount"] = json.Number("1")
 		}
 	}
+
+	reported := map[string]bool{}
+	for _, p := range (*ps)[before:] {
+		reported[p.Field] = true
+	}
+	for _, p := range (*denied)[deniedBefore:] {
+		reported[p.Field] = true
+	}
+	checkSageMaker(ps, "trainingJob", map[string]any(tj), reported)
 	if n := len(tj.marshal()); n > batchrules.MaxServiceRequestPayloadBytes {
 		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", batchrules.MaxServiceRequestPayloadBytes)
 	}
-}
-
-// requiredMembers are the members SageMaker's model of CreateTrainingJob
-// requires in the objects it requires (AlgorithmSpecification,
-// OutputDataConfig), with the values the model allows: a payload without
-// them would be queued, then refused by SageMaker when the job starts.
-var requiredMembers = []struct {
-	object, member, allowed string
-	valid                   func(string) bool
-}{
-	{"AlgorithmSpecification", "TrainingInputMode", "Pipe, File or FastFile (SageMaker requires it)", func(s string) bool {
-		return s == "Pipe" || s == "File" || s == "FastFile"
-	}},
-	{"OutputDataConfig", "S3OutputPath", "an s3:// or https:// URI of at most 1024 characters (SageMaker requires it)", func(s string) bool {
-		rest, ok := strings.CutPrefix(s, "s3://")
-		if !ok {
-			rest, ok = strings.CutPrefix(s, "https://")
-		}
-		return ok && rest != "" && rest[0] != '/' && len(s) <= 1024
-	}},
 }
 
 // valueKind names a decoded JSON value for a message.

@@ -279,6 +279,33 @@ func (s *Server) Jobs() []Job {
 	return out
 }
 
+// Add puts j among the fake's jobs, as if it had been submitted and had
+// since reached j.Status, and returns it with its id and ARN (given ones
+// are kept). Status defaults to SUBMITTED, CreatedAt to now.
+func (s *Server) Add(j Job) Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	if j.ID == "" {
+		j.ID = fmt.Sprintf("%08x-0000-4000-8000-%012x", s.nextID, s.nextID)
+	}
+	if j.ARN == "" {
+		j.ARN = s.serviceJobARN(j.Request.JobQueue, j.ID)
+	}
+	if j.Status == "" {
+		j.Status = "SUBMITTED"
+	}
+	if j.CreatedAt == 0 {
+		j.CreatedAt = s.now().UnixMilli()
+	}
+	if j.Request.ServiceJobType == "" {
+		j.Request.ServiceJobType = "SAGEMAKER_TRAINING"
+	}
+	added := j
+	s.jobs = append(s.jobs, &added)
+	return j
+}
+
 // routes are the operations served, as the Batch API reference binds them
 // (all POST): a path of literal segments and {labels}.
 var routes = []struct{ op, path string }{
@@ -468,6 +495,9 @@ func (s *Server) do(op string, params map[string]string, body []byte) (int, any)
 			return clientError("Job %s not found", in.JobID)
 		}
 		j := s.find(in.JobID)
+		if j.Status == "SUCCEEDED" || j.Status == "FAILED" {
+			return clientError("Job %s is in status %s and cannot be updated", in.JobID, j.Status)
+		}
 		j.Request.SchedulingPriority = in.SchedulingPriority
 		return http.StatusOK, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": j.Request.JobName}
 	case "GetJobQueueSnapshot":
