@@ -137,7 +137,7 @@ type ServiceJobRef struct {
 func ParseServiceJobRef(s string) (ServiceJobRef, error) {
 	if !strings.HasPrefix(s, "arn:") {
 		if !ValidJobID(s) {
-			return ServiceJobRef{}, fmt.Errorf("got %q, want a job id (1 to %d letters, digits, '-' and '_') or a service job ARN", s, MaxJobIDLength)
+			return ServiceJobRef{}, fmt.Errorf("got %q, want a job id (1 to %d letters, digits, '-', '_' and '.') or a service job ARN", s, MaxJobIDLength)
 		}
 		return ServiceJobRef{ID: s}, nil
 	}

@@ -42,7 +42,7 @@ var (
 	shareIDPattern      = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), MaxShareIdentifierLength}
 	instanceTypePattern = pattern{regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`), 64}
 	jobRefPattern       = pattern{regexp.MustCompile(`^[a-zA-Z0-9:/_.-]+$`), MaxJobRefLength}
-	jobIDPattern        = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), MaxJobIDLength}
+	jobIDPattern        = pattern{regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`), MaxJobIDLength}
 )
 
 // ValidName reports whether s is a name AWS Batch accepts for a service
@@ -69,5 +69,5 @@ func ValidInstanceType(s string) bool { return instanceTypePattern.match(s) }
 func ValidJobRef(s string) bool { return jobRefPattern.match(s) }
 
 // ValidJobID reports whether s may be a service job's id: 1 to
-// MaxJobIDLength letters, digits, '-' and '_' (Batch's ids are UUIDs).
+// MaxJobIDLength letters, digits, '-', '_' and '.' (Batch's ids are UUIDs).
 func ValidJobID(s string) bool { return jobIDPattern.match(s) }
