@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/simulate"
@@ -20,6 +22,20 @@ type checker struct {
 	ended   map[string]int
 	order   []string // trace order, to find waiting jobs
 	bad     int
+	// sums over the records: jobs, run and lost instance-seconds
+	records   int
+	run, lost int64
+	// per job, from the events: attempts, ends by kind, the last start, run
+	// and lost seconds, the time and kind of its final event
+	attempt map[string]*attempts
+}
+
+type attempts struct {
+	starts, preempts, timeouts int
+	lastStart, open            int64 // open: start of the running attempt, -1 when none
+	run, lost                  int64
+	end                        int64
+	final                      simulate.EventKind
 }
 
 func (c *checker) errorf(format string, args ...any) {
@@ -51,16 +67,77 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 			c.errorf("t=%d: teams hold %d × %s, pool use says %d", e.At, sum, it, s.Used[ti])
 		}
 	}
+	a := c.attempt[e.JobID]
+	if a == nil {
+		a = &attempts{open: -1, lastStart: -1}
+		c.attempt[e.JobID] = a
+	}
+	closeAttempt := func(lost bool) {
+		if a.open < 0 {
+			c.errorf("t=%d: %s: an attempt ends (%v) but none runs", e.At, e.JobID, e.Kind)
+			return
+		}
+		d := e.At - a.open
+		a.run += d
+		if lost {
+			a.lost += d
+		}
+		a.open = -1
+	}
 	switch e.Kind {
 	case simulate.EventStart:
 		c.checkNoHigherWaits(e, s)
 		c.running[e.JobID] = true
+		if a.open >= 0 {
+			c.errorf("t=%d: %s starts while its previous attempt has not ended", e.At, e.JobID)
+		}
+		a.starts++
+		a.open, a.lastStart = e.At, e.At
 	case simulate.EventPreempt:
 		delete(c.running, e.JobID)
-	case simulate.EventComplete, simulate.EventFail:
+		a.preempts++
+		closeAttempt(true)
+	case simulate.EventTimeout:
+		delete(c.running, e.JobID)
+		a.timeouts++
+		closeAttempt(true)
+	case simulate.EventComplete:
+		closeAttempt(false)
+	}
+	if e.Kind == simulate.EventComplete || e.Kind == simulate.EventFail {
 		delete(c.running, e.JobID)
 		c.ended[e.JobID]++
+		a.end, a.final = e.At, e.Kind
+		if a.open >= 0 {
+			c.errorf("t=%d: %s ends with an attempt still running", e.At, e.JobID)
+		}
 	}
+}
+
+// checkRecord compares a job's record with what its events said.
+func (c *checker) checkRecord(r simulate.JobRecord) {
+	j, ok := c.jobs[r.ID]
+	a := c.attempt[r.ID]
+	if !ok || a == nil {
+		c.errorf("record for %q: no such job, or no events", r.ID)
+		return
+	}
+	outcome := simulate.OutcomeFailed
+	if a.final == simulate.EventComplete {
+		outcome = simulate.OutcomeCompleted
+	}
+	want := simulate.JobRecord{ID: j.ID, Team: j.Team, Class: j.Class, InstanceType: j.InstanceType, Instances: j.Instances,
+		Submit: j.Submit, Start: a.lastStart, End: a.end, Wait: a.end - j.Submit - a.run, Attempts: a.starts,
+		Preemptions: a.preempts, Timeouts: a.timeouts, LostSeconds: a.lost, Outcome: outcome, Reason: r.Reason}
+	if diff := cmp.Diff(want, r); diff != "" {
+		c.errorf("record of %s disagrees with its events (-events +record):\n%s", r.ID, diff)
+	}
+	if (outcome == simulate.OutcomeFailed) != (r.Reason != "") {
+		c.errorf("record of %s: outcome %s with reason %q", r.ID, r.Outcome, r.Reason)
+	}
+	c.run += a.run * int64(j.Instances)
+	c.lost += a.lost * int64(j.Instances)
+	c.records++
 }
 
 // checkNoHigherWaits: when a job starts, no job of a higher class in the
@@ -119,9 +196,13 @@ func teamIndex(p *platform.Platform, name string) int {
 // TestInvariantsOnGeneratedTraces runs generated traces through several
 // platforms and both policies and checks, at every event: capacity per type
 // and per team (borrow limits included) is never exceeded; a higher-class job
-// that fits never waits while a lower-class job of its team starts; and, at
-// the end, every job ended exactly once (completed or failed) and
-// utilization is at most 1.
+// that fits never waits while a lower-class job of its team starts; every
+// attempt ends (preempted, timed out or completed) before the next starts.
+// At the end: every job ended exactly once (completed or failed); each job's
+// record agrees with its events (attempts, preemptions, timeouts, last start,
+// end, wait, lost seconds, outcome); the records' run and lost work add up
+// to the result's exact busy and lost instance-seconds, busy = goodput +
+// lost; and utilization is at most 1.
 func TestInvariantsOnGeneratedTraces(t *testing.T) {
 	platforms := map[string]string{
 		"default": "",
@@ -159,7 +240,8 @@ teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 			}
 			for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
 				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) {
-					c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{}}
+					c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{},
+						attempt: map[string]*attempts{}}
 					for _, j := range jobs {
 						c.jobs[j.ID] = j
 						c.order = append(c.order, j.ID)
@@ -168,9 +250,15 @@ teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 						// FIFO has no classes to respect; only capacity is checked.
 						c.p = withoutQuota(p)
 					}
-					res, err := simulate.Run(p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{Policy: pol, Observer: c})
+					res, err := simulate.Run(p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{Policy: pol, Observer: c,
+						Jobs: func(r simulate.JobRecord) error { c.checkRecord(r); return nil }})
 					if err != nil {
 						t.Fatal(err)
+					}
+					w := res.InstanceSeconds
+					if c.records != len(jobs) || c.run != w.Busy || c.lost != w.Lost() || w.Busy != w.Goodput+w.Lost() {
+						c.errorf("%d records for %d jobs; records run %d and lost %d instance-seconds, the result busy %d = goodput %d + lost %d",
+							c.records, len(jobs), c.run, c.lost, w.Busy, w.Goodput, w.Lost())
 					}
 					for _, j := range jobs {
 						if c.ended[j.ID] != 1 {
