@@ -15,6 +15,19 @@ const (
 	DefaultClassMaxWaitSeconds      = 3600
 )
 
+// DefaultJobStateTimeLimitActions are used when a platform sets no
+// scheduling.jobStateTimeLimitActions: a job that needs more instances than
+// its quota share or the service environment allows can never run, so Batch
+// terminates it after its minimum of 600 s rather than let it block the
+// queue; a job waiting for SageMaker capacity is left to wait (capacity
+// comes back, and the queue-blocked alarm tells on-call).
+func DefaultJobStateTimeLimitActions() []JobStateTimeLimitAction {
+	return []JobStateTimeLimitAction{
+		{Reason: batchrules.ReasonServiceEnvironmentMaxResource, MaxTimeSeconds: batchrules.MinTimeLimitSeconds},
+		{Reason: batchrules.ReasonQuotaManagementLimitExceeded, MaxTimeSeconds: batchrules.MinTimeLimitSeconds},
+	}
+}
+
 // DefaultClasses are used when a platform lists no classes.
 func DefaultClasses() []Class {
 	return []Class{
@@ -47,6 +60,9 @@ func (p *Platform) ApplyDefaults() {
 	}
 	if s.QueuePriority == nil {
 		s.QueuePriority = intPtr(DefaultQueuePriority)
+	}
+	if s.JobStateTimeLimitActions == nil {
+		s.JobStateTimeLimitActions = DefaultJobStateTimeLimitActions()
 	}
 	if s.Mode == ModeFairShare {
 		if s.ShareDecaySeconds == nil {

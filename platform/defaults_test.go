@@ -19,6 +19,15 @@ func defaultClassesWant() []Class {
 	}
 }
 
+// timeLimitsWant are the documented default jobStateTimeLimitActions: the
+// two misconfigurations terminate after Batch's minimum, 600 s.
+func timeLimitsWant() []JobStateTimeLimitAction {
+	return []JobStateTimeLimitAction{
+		{Reason: "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE", MaxTimeSeconds: 600},
+		{Reason: "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", MaxTimeSeconds: 600},
+	}
+}
+
 func TestOmittedFieldsGetTheDocumentedDefaults(t *testing.T) {
 	cases := []struct {
 		name string
@@ -42,7 +51,7 @@ teams:
 					{InstanceType: "ml.p4d.24xlarge", Instances: 60},
 				},
 				// Quota is the default mode; fair-share fields stay unset.
-				Scheduling: Scheduling{Mode: ModeQuota, QueuePriority: ptr(10)},
+				Scheduling: Scheduling{Mode: ModeQuota, QueuePriority: ptr(10), JobStateTimeLimitActions: timeLimitsWant()},
 				Classes:    defaultClassesWant(),
 				Teams: []Team{{
 					Name:     "ranking",
@@ -81,6 +90,7 @@ teams:
 				Scheduling: Scheduling{
 					Mode: ModeFairShare, QueuePriority: ptr(10),
 					ShareDecaySeconds: ptr(3600), ComputeReservation: ptr(0),
+					JobStateTimeLimitActions: timeLimitsWant(),
 				},
 				Classes: defaultClassesWant(),
 				// Weight 1 when omitted; no sharing strategy or preemption
@@ -117,6 +127,7 @@ monitoring:
 				Scheduling: Scheduling{
 					Mode: ModeFairShare, QueuePriority: ptr(10),
 					ShareDecaySeconds: ptr(0), ComputeReservation: ptr(0),
+					JobStateTimeLimitActions: timeLimitsWant(),
 				},
 				Classes: []Class{
 					{Name: "interactive", Priority: Band{Min: 5000, Max: 5099}, MaxRuntimeSeconds: 432000, Retries: ptr(0)},
@@ -155,7 +166,11 @@ func TestExplicitValuesAreKept(t *testing.T) {
 			{InstanceType: "ml.p5.48xlarge", Instances: 8},
 			{InstanceType: "ml.g5.48xlarge", Instances: 20},
 		},
-		Scheduling: Scheduling{Mode: ModeQuota, QueuePriority: ptr(50)},
+		// Written: capacity waits up to 4 h; the misconfigurations get no
+		// default once the list is given.
+		Scheduling: Scheduling{Mode: ModeQuota, QueuePriority: ptr(50), JobStateTimeLimitActions: []JobStateTimeLimitAction{
+			{Reason: "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", MaxTimeSeconds: 14400},
+		}},
 		Classes: []Class{
 			{Name: "urgent", Priority: Band{Min: 9000, Max: 9999}, MaxRuntimeSeconds: 86400, Retries: ptr(3), PreemptionRetries: ptr(0)},
 			{Name: "batch", Priority: Band{Min: 10, Max: 19}, MaxRuntimeSeconds: 3600, Retries: ptr(0)},

@@ -98,6 +98,29 @@ type Scheduling struct {
 	// identifiers that are not yet active: (r/100)^activeShares of the pool.
 	// Default: 0.
 	ComputeReservation *int `json:"computeReservation,omitempty"`
+	// JobStateTimeLimitActions are the queue's jobStateTimeLimitActions: for
+	// each of AWS Batch's reasons a job at the head of the queue cannot run,
+	// how long Batch lets it block the queue in RUNNABLE before it
+	// terminates it, so that the jobs behind it run. At most one per
+	// reason; an empty list sets none. Default:
+	// DefaultJobStateTimeLimitActions (the two misconfigurations terminate
+	// after 600 s; a lack of SageMaker capacity waits).
+	JobStateTimeLimitActions []JobStateTimeLimitAction `json:"jobStateTimeLimitActions"`
+}
+
+// JobStateTimeLimitAction terminates a job that has blocked the queue in
+// RUNNABLE for Reason longer than MaxTimeSeconds (Batch's
+// JobStateTimeLimitAction with state RUNNABLE and action TERMINATE, the only
+// action of a SAGEMAKER_TRAINING queue).
+type JobStateTimeLimitAction struct {
+	// Reason is one of batchrules.TimeLimitReasons():
+	// CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY,
+	// MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE or
+	// MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED. Required.
+	Reason string `json:"reason"`
+	// MaxTimeSeconds is how long the job may block the queue first,
+	// 600–86400. Required.
+	MaxTimeSeconds int `json:"maxTimeSeconds"`
 }
 
 // Band is an inclusive range of AWS Batch scheduling priorities (0–9999,

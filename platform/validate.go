@@ -77,6 +77,20 @@ func (p *Platform) validateScheduling(ps *Problems) {
 	if q := deref(s.QueuePriority); q < 0 || q > MaxQueuePriority {
 		ps.Addf("scheduling.queuePriority", q, "0 to %d", MaxQueuePriority)
 	}
+	seen := map[string]bool{}
+	for i, a := range s.JobStateTimeLimitActions {
+		f := fmt.Sprintf("scheduling.jobStateTimeLimitActions[%d]", i)
+		switch {
+		case !batchrules.ValidTimeLimitReason(a.Reason):
+			ps.Addf(f+".reason", a.Reason, "one of %s (AWS Batch's reasons on a SageMaker training queue)", strings.Join(batchrules.TimeLimitReasons(), ", "))
+		case seen[a.Reason]:
+			ps.Add(f+".reason", a.Reason, "each reason once")
+		}
+		seen[a.Reason] = true
+		if a.MaxTimeSeconds < batchrules.MinTimeLimitSeconds || a.MaxTimeSeconds > batchrules.MaxTimeLimitSeconds {
+			ps.Addf(f+".maxTimeSeconds", a.MaxTimeSeconds, "%d to %d (10 minutes to 24 hours)", batchrules.MinTimeLimitSeconds, batchrules.MaxTimeLimitSeconds)
+		}
+	}
 }
 
 func deref(v *int) int {

@@ -39,6 +39,12 @@ func TestParseAcceptsBoundaries(t *testing.T) {
 		{"a compute reservation of 0 is accepted", fairshareDoc, to("scheduling.computeReservation", 0)},
 		{"a queue priority of 0 is accepted", quotaDoc, to("scheduling.queuePriority", 0)},
 		{"a queue priority of 1000 is accepted", quotaDoc, to("scheduling.queuePriority", 1000)},
+		{"no time limit actions at all is accepted", quotaDoc, to("scheduling.jobStateTimeLimitActions", []any{})},
+		{"a time limit action for each reason, at Batch's bounds, is accepted", quotaDoc, to("scheduling.jobStateTimeLimitActions", []any{
+			doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "maxTimeSeconds": 86400},
+			doc{"reason": "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE", "maxTimeSeconds": 600},
+			doc{"reason": "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", "maxTimeSeconds": 600},
+		})},
 		{"a borrow limit of -1 (unlimited) is accepted", quotaDoc, to("teams.0.borrowLimitPercent", -1)},
 		{"a borrow limit of 0 is accepted", quotaDoc, to("teams.0.borrowLimitPercent", 0)},
 		{"a borrow limit of 300 percent is accepted", quotaDoc, to("teams.0.borrowLimitPercent", 300)},

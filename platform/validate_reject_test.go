@@ -289,6 +289,40 @@ var rejectCases = []rejectCase{
 		base: quotaDoc, change: to("scheduling.queuePriority", -1),
 		field: "scheduling.queuePriority", value: "-1", allowed: []string{"0 to 1000"},
 	},
+	{
+		name: "a time limit for a reason Batch does not have is refused, naming Batch's reasons",
+		base: quotaDoc, change: to("scheduling.jobStateTimeLimitActions", []any{doc{"reason": "MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT", "maxTimeSeconds": 600}}),
+		field: "scheduling.jobStateTimeLimitActions[0].reason", value: "JOB_RESOURCE_REQUIREMENT",
+		allowed: []string{"CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"},
+	},
+	{
+		name: "a time limit below Batch's 600 s is refused",
+		base: quotaDoc, change: to("scheduling.jobStateTimeLimitActions", []any{doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "maxTimeSeconds": 599}}),
+		field: "scheduling.jobStateTimeLimitActions[0].maxTimeSeconds", value: "599", allowed: []string{"600 to 86400"},
+	},
+	{
+		name: "a time limit beyond Batch's 24 hours is refused",
+		base: quotaDoc, change: to("scheduling.jobStateTimeLimitActions", []any{doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "maxTimeSeconds": 86401}}),
+		field: "scheduling.jobStateTimeLimitActions[0].maxTimeSeconds", value: "86401", allowed: []string{"600 to 86400"},
+	},
+	{
+		name: "a time limit without maxTimeSeconds is refused",
+		base: quotaDoc, change: to("scheduling.jobStateTimeLimitActions", []any{doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY"}}),
+		field: "scheduling.jobStateTimeLimitActions[0].maxTimeSeconds", value: "0", allowed: []string{"600 to 86400"},
+	},
+	{
+		name: "two time limits for one reason are refused",
+		base: quotaDoc, change: to("scheduling.jobStateTimeLimitActions", []any{
+			doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "maxTimeSeconds": 600},
+			doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "maxTimeSeconds": 3600},
+		}),
+		field: "scheduling.jobStateTimeLimitActions[1].reason", value: "CAPACITY", allowed: []string{"each reason once"},
+	},
+	{
+		name: "a time limit with an action is refused: a SageMaker training queue only terminates",
+		base: quotaDoc, change: to("scheduling.jobStateTimeLimitActions", []any{doc{"reason": "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY", "maxTimeSeconds": 600, "action": "CANCEL"}}),
+		field: "scheduling.jobStateTimeLimitActions[0].action", value: "unknown key", allowed: []string{"reason", "maxTimeSeconds"},
+	},
 
 	// Priority bands and classes.
 	{
