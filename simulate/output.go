@@ -52,12 +52,12 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 	first := r.Runs[0]
 	runs = append(runs,
 		each("utilization", func(x *Result) string { return pct(x.Utilization) }),
-		each("  goodput", func(x *Result) string { return pct(x.Goodput) }),
-		each("  lost work", func(x *Result) string { return pct(x.LostWork) }),
-		each("    preempted", func(x *Result) string {
+		each("goodput", func(x *Result) string { return pct(x.Goodput) }),
+		each("lost work", func(x *Result) string { return pct(x.LostWork) }),
+		each("lost to preemption", func(x *Result) string {
 			return pct(fraction(x.InstanceSeconds.LostPreempted, x.CapacityInstanceSeconds))
 		}),
-		each("    timed out", func(x *Result) string {
+		each("lost to timeouts", func(x *Result) string {
 			return pct(fraction(x.InstanceSeconds.LostTimedOut, x.CapacityInstanceSeconds))
 		}),
 		each("makespan", func(x *Result) string { return Duration(x.MakespanSeconds) }),

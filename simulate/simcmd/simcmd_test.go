@@ -12,26 +12,42 @@ import (
 	"github.com/trainq/trainq/simulate/simcmd"
 )
 
-// TestSameInputsSameBytes simulates the shipped example trace on the
-// embedded default platform twice, as JSON and as a table, and requires
-// byte-identical output: the simulator reads no clock and breaks every tie by
-// a documented key.
+// TestSameInputsSameBytes simulates the shipped example trace on two
+// platforms and FIFO twice and requires byte-identical output each time: the
+// table, the JSON, the per-job CSV and the HTML report. The simulator reads
+// no clock and breaks every tie by a documented key.
 func TestSameInputsSameBytes(t *testing.T) {
-	for _, format := range []string{"json", "table"} {
-		t.Run(format, func(t *testing.T) {
-			var first []byte
-			for i := range 2 {
-				var out, errOut bytes.Buffer
-				if err := simcmd.Simulate([]string{"--trace", "../../examples/jobs.csv", "--output", format, "--no-progress"}, &out, &errOut); err != nil {
-					t.Fatalf("simulate: %v\n%s", err, errOut.String())
-				}
-				if i == 0 {
-					first = out.Bytes()
-				} else if !bytes.Equal(first, out.Bytes()) {
-					t.Errorf("two runs on the same inputs gave different %s output", format)
-				}
+	_, _, current, proposed := fixture(t)
+	outputs := func(dir string) map[string][]byte {
+		got := map[string][]byte{}
+		for _, format := range []string{"json", "table"} {
+			var out, errOut bytes.Buffer
+			args := []string{"--trace", "../../examples/jobs.csv", "--platform", current, "--platform", proposed, "--output", format, "--no-progress"}
+			if format == "json" {
+				args = append(args, "--jobs", filepath.Join(dir, "jobs.csv"), "--report", dir)
 			}
-		})
+			if err := simcmd.Simulate(args, &out, &errOut); err != nil {
+				t.Fatalf("simulate: %v\n%s", err, errOut.String())
+			}
+			got[format] = out.Bytes()
+		}
+		for _, f := range []string{"jobs.csv", "report.html", "report.json"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[f] = b
+		}
+		return got
+	}
+	first, second := outputs(t.TempDir()), outputs(t.TempDir())
+	for name, b := range first {
+		if len(b) == 0 || !bytes.Equal(b, second[name]) {
+			t.Errorf("%s: %d bytes, then %d: want the same bytes twice", name, len(b), len(second[name]))
+		}
+	}
+	if !bytes.Equal(first["json"], first["report.json"]) {
+		t.Error("report.json differs from --output json")
 	}
 }
 
@@ -74,7 +90,7 @@ func TestCommandLine(t *testing.T) {
 		if !strings.Contains(out.String(), "production") || !strings.Contains(out.String(), "fifo") {
 			t.Errorf("table lacks classes or the FIFO column:\n%s", out.String())
 		}
-		for _, f := range []string{"report.json"} {
+		for _, f := range []string{"report.html", "report.json"} {
 			b, err := os.ReadFile(filepath.Join(rep, f))
 			if err != nil || len(b) < 100 {
 				t.Errorf("report file %s: %v (%d bytes)", f, err, len(b))
