@@ -2,6 +2,8 @@ package simulate_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,6 +24,8 @@ type checker struct {
 	ended   map[string]int
 	order   []string // trace order, to find waiting jobs
 	bad     int
+	// unordered skips checkNoHigherWaits
+	unordered bool
 	// sums over the records: jobs, run and lost instance-seconds
 	records   int
 	run, lost int64
@@ -86,7 +90,9 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 	}
 	switch e.Kind {
 	case simulate.EventStart:
-		c.checkNoHigherWaits(e, s)
+		if !c.unordered {
+			c.checkNoHigherWaits(e, s)
+		}
 		c.running[e.JobID] = true
 		if a.open >= 0 {
 			c.errorf("t=%d: %s starts while its previous attempt has not ended", e.At, e.JobID)
@@ -239,46 +245,88 @@ teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 				t.Fatal(err)
 			}
 			for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
-				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) {
-					c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{},
-						attempt: map[string]*attempts{}}
-					for _, j := range jobs {
-						c.jobs[j.ID] = j
-						c.order = append(c.order, j.ID)
-					}
-					if pol == simulate.PolicyFIFO {
-						// FIFO has no classes to respect; only capacity is checked.
-						c.p = withoutQuota(p)
-					}
-					res, err := simulate.Run(p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{Policy: pol, Observer: c,
-						Jobs: func(r simulate.JobRecord) error { c.checkRecord(r); return nil }})
-					if err != nil {
-						t.Fatal(err)
-					}
-					w := res.InstanceSeconds
-					if c.records != len(jobs) || c.run != w.Busy || c.lost != w.Lost() || w.Busy != w.Goodput+w.Lost() {
-						c.errorf("%d records for %d jobs; records run %d and lost %d instance-seconds, the result busy %d = goodput %d + lost %d",
-							c.records, len(jobs), c.run, c.lost, w.Busy, w.Goodput, w.Lost())
-					}
-					for _, j := range jobs {
-						if c.ended[j.ID] != 1 {
-							c.errorf("job %s ended %d times, want exactly once", j.ID, c.ended[j.ID])
-						}
-					}
-					if res.Completed+res.Failed != len(jobs) {
-						c.errorf("completed %d + failed %d != %d jobs", res.Completed, res.Failed, len(jobs))
-					}
-					if res.Utilization > 1 {
-						c.errorf("utilization %g > 1", res.Utilization)
-					}
-					for _, ts := range res.InstanceTypes {
-						if ts.Utilization > 1 {
-							c.errorf("utilization of %s %g > 1", ts.InstanceType, ts.Utilization)
-						}
-					}
-				})
+				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) { checkRun(t, p, pol, jobs, true) })
 			}
 		}
+	}
+}
+
+// checkRun runs jobs on p under pol with the checker watching every event
+// and every job's record, then checks the totals. ordered also checks, at
+// every start, that no higher-class job of the team waits that fits (O(n)
+// per start: for small traces).
+func checkRun(t *testing.T, p *platform.Platform, pol simulate.Policy, jobs []trace.Job, ordered bool) *simulate.Result {
+	t.Helper()
+	c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{},
+		attempt: map[string]*attempts{}, unordered: !ordered}
+	for _, j := range jobs {
+		c.jobs[j.ID] = j
+		c.order = append(c.order, j.ID)
+	}
+	if pol == simulate.PolicyFIFO {
+		// FIFO has no classes to respect; only capacity is checked.
+		c.p = withoutQuota(p)
+	}
+	res, err := simulate.Run(p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{Policy: pol, Observer: c,
+		Jobs: func(r simulate.JobRecord) error { c.checkRecord(r); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.InstanceSeconds
+	if c.records != len(jobs) || c.run != w.Busy || c.lost != w.Lost() || w.Busy != w.Goodput+w.Lost() {
+		c.errorf("%d records for %d jobs; records run %d and lost %d instance-seconds, the result busy %d = goodput %d + lost %d",
+			c.records, len(jobs), c.run, c.lost, w.Busy, w.Goodput, w.Lost())
+	}
+	for _, j := range jobs {
+		if c.ended[j.ID] != 1 {
+			c.errorf("job %s ended %d times, want exactly once", j.ID, c.ended[j.ID])
+		}
+	}
+	if res.Completed+res.Failed != len(jobs) {
+		c.errorf("completed %d + failed %d != %d jobs", res.Completed, res.Failed, len(jobs))
+	}
+	if res.Utilization > 1 {
+		c.errorf("utilization %g > 1", res.Utilization)
+	}
+	for _, ts := range res.InstanceTypes {
+		if ts.Utilization > 1 {
+			c.errorf("utilization of %s %g > 1", ts.InstanceType, ts.Utilization)
+		}
+	}
+	return res
+}
+
+// TestInvariantsOnPublicTraces runs the Philly-derived traces beside the
+// repository (../shared/traces: Chronus MIX1 and Gavel's seed-0 VCs, as
+// `trainq trace convert` reads them) through the default platform and FIFO
+// under the same checks, but for the per-start priority scan. Users do not
+// have the traces, so it skips without them.
+func TestInvariantsOnPublicTraces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("public traces: not in -short")
+	}
+	p := platform.Default()
+	for _, tc := range []struct{ format, file string }{
+		{"chronus", "philly_chronus_mix1.csv"},
+		{"gavel", "philly_vc_gavel_seed0.csv"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("..", "..", "shared", "traces", tc.file))
+			if err != nil {
+				t.Skipf("public trace not present (it lives in ../shared/traces beside the repo): %v", err)
+			}
+			defer f.Close()
+			var jobs []trace.Job
+			if _, err := trace.Convert(tc.format, f, trace.ConvertOptions{Platform: p}, func(j trace.Job) error {
+				jobs = append(jobs, j)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
+				t.Run(string(pol), func(t *testing.T) { checkRun(t, p, pol, jobs, false) })
+			}
+		})
 	}
 }
 

@@ -428,3 +428,31 @@ func tenOf(team string, dur int64) []trace.Job {
 	}
 	return out
 }
+
+// TestDefaultLoadDrains: a generated trace at the generator's default load
+// (0.5 of the pools; the daily peak 0.75 is below what FIFO serves, about
+// 0.82) drains under both the default platform and FIFO: no job of any class
+// waits a day, and goodput is the offered load (0.5, here within 5%: the
+// makespan runs a little past the last submission, and a job may fail when
+// its class's preemption retries run out).
+func TestDefaultLoadDrains(t *testing.T) {
+	p := platform.Default()
+	var jobs []trace.Job
+	if err := trace.Generate(p, trace.GenerateOptions{Seed: 9, Jobs: 20000}, func(j trace.Job) error {
+		jobs = append(jobs, j)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
+		res, _ := run(t, p, pol, jobs...)
+		for _, c := range res.Classes {
+			if c.Wait.Max >= 86400 {
+				t.Errorf("%s: %s waited up to %s", pol, c.Name, simulate.Duration(c.Wait.Max))
+			}
+		}
+		if res.Goodput < 0.5*0.95 || res.Goodput > 0.5*1.05 {
+			t.Errorf("%s: goodput %.4f (%d of %d jobs completed), want about 0.5", pol, res.Goodput, res.Completed, len(jobs))
+		}
+	}
+}

@@ -176,3 +176,30 @@ func TestConvertMapsColumns(t *testing.T) {
 		t.Errorf("error %v, want it to name line 2 and job_type", err)
 	}
 }
+
+// TestGenerateOffersTheLoad: the generated trace's instance-seconds ÷ (the
+// pools' 100 instances × the span of its submissions) is the load asked for,
+// within 2% over 50,000 jobs (the arrival rate is set from the classes' mean
+// sizes and durations, so the load holds in expectation).
+func TestGenerateOffersTheLoad(t *testing.T) {
+	p := platform.Default()
+	for _, load := range []float64{0.3, trace.DefaultLoad, 0.9} {
+		var work, first, last int64
+		n := 0
+		if err := trace.Generate(p, trace.GenerateOptions{Seed: 1, Jobs: 50000, Load: load}, func(j trace.Job) error {
+			if n == 0 {
+				first = j.Submit
+			}
+			last = j.Submit
+			work += j.Duration * int64(j.Instances)
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := float64(work) / (float64(p.TotalInstances()) * float64(last-first))
+		if got < load*0.98 || got > load*1.02 {
+			t.Errorf("load %g: the trace offers %.4f of the pools' capacity", load, got)
+		}
+	}
+}

@@ -6,18 +6,24 @@
 # the wall time (best of COUNT runs), trace jobs per minute, the peak resident
 # memory, and the 1M/100k ratios of time and memory.
 #
+# LOAD=x generates the traces at offered load x instead of the default
+# (e.g. LOAD=0.9, where FIFO never drains and the backlog grows).
+#
 # When OLD names a git revision (default: 2404aad, the simulator before issue
 # 13), that revision's CLI is built from `git archive` and measured on the
 # same trace files in the same run. OLD= (empty) skips it.
 #
 #   bash bench/simulate/run.sh
 #   COUNT=1 OLD= bash bench/simulate/run.sh
+#   LOAD=0.9 bash bench/simulate/run.sh
 #
 # Needs /usr/bin/time (Debian package "time") for the peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${COUNT:-3}
 old=${OLD-2404aad}
+load=()
+if [ -n "${LOAD:-}" ]; then load=(--load "$LOAD"); fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ ! -x /usr/bin/time ]; then
@@ -35,7 +41,7 @@ if [ -n "$old" ]; then
 fi
 
 for n in 100000 1000000; do
-  "$tmp/new" trace generate --seed 7 --jobs "$n" --out "$tmp/trace-$n.csv"
+  "$tmp/new" trace generate --seed 7 --jobs "$n" "${load[@]}" --out "$tmp/trace-$n.csv"
 done
 
 # measure ENGINE N: best wall seconds and largest peak RSS (KiB) of COUNT runs.

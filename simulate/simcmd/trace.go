@@ -19,7 +19,7 @@ import (
 func Trace(args []string, stdout, stderr io.Writer) error {
 	usage := func() {
 		fmt.Fprintf(stderr, "Usage:\n"+
-			"  trainq trace generate --seed N --jobs N --out FILE [--platform FILE] [--load 0.9]\n"+
+			"  trainq trace generate --seed N --jobs N --out FILE [--platform FILE] [--load 0.5]\n"+
 			"  trainq trace convert --format %s --in FILE --out FILE [--platform FILE]\n"+
 			"      [--gpus-per-instance 8] [--instance-types a,b] [--class NAME]\n", strings.Join(trace.Formats, "|"))
 	}
@@ -46,7 +46,7 @@ func generate(args []string, stdout, stderr io.Writer) error {
 	platformFile := fs.String("platform", "", "platform file; default: the embedded default platform")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same trace")
 	jobs := fs.Int("jobs", 1000, "number of jobs")
-	load := fs.Float64("load", 0.9, "offered load as a fraction of pool capacity, averaged over a day")
+	load := fs.Float64("load", trace.DefaultLoad, "offered load: the trace's instance-seconds ÷ (all pool instances × its span); 1 fills the pools, the daily peak is 1.5 × this")
 	out := fs.String("out", "", "output CSV file, - for stdout (required)")
 	if err := fs.Parse(args); err != nil {
 		return err
