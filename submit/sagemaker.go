@@ -157,7 +157,7 @@ func (c *smChecker) check(path string, v any, shape int) {
 	case smMap:
 		m, ok := v.(map[string]any)
 		if !ok {
-			c.add(path, contract.Shown(valueKind(v)), s, "an object of %s", smModel[s.Elem].want())
+			c.add(path, contract.Shown(valueKind(v)), s, "%s", s.want())
 			return
 		}
 		c.size(path, len(m), s, "entries")
@@ -283,7 +283,10 @@ func (s *smShape) want() string {
 	case smList:
 		return "a list"
 	case smMap:
-		return "an object of strings"
+		if smModel[s.Elem].Kind == smString {
+			return "an object of string values"
+		}
+		return "an object of " + smModel[s.Elem].want() + " values"
 	case smString:
 		if len(s.Enum) > 0 {
 			return "one of " + strings.Join(s.Enum, ", ")
