@@ -143,11 +143,12 @@ func NewPoller(cfg PollerConfig) (*Poller, error) {
 }
 
 // Invoke runs Poll, ignoring the scheduler's payload, and answers a short
-// JSON summary.
+// JSON summary; a failed run's error is cut at contract.MaxLoggedChars.
 func (p *Poller) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
 	s, err := p.Poll(ctx)
 	if err != nil {
-		return nil, err
+		// What Batch answered is in the error: bounded, like every line.
+		return nil, errors.New(contract.Cut(err.Error(), contract.MaxLoggedChars))
 	}
 	return fmt.Appendf(nil, `{"runnableJobs":%d,"records":%d}`, s.Runnable, s.Records), nil
 }

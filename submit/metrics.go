@@ -27,7 +27,7 @@ func (h *Handler) count(action string, resp *contract.Response, err error) {
 	case resp != nil && !resp.Existing && (action == "" || action == contract.ActionSubmit):
 		r.Dimensions[metrics.Class] = resp.Class
 		r.Dimensions[metrics.Team] = resp.Team
-		r.Properties = map[string]any{"jobId": resp.JobID, "instanceType": resp.InstanceType}
+		r.Properties = contract.CutAll(map[string]any{"jobId": resp.JobID, "instanceType": resp.InstanceType}, contract.MaxLoggedChars)
 		r.Add(metrics.JobsSubmitted, 1)
 	default:
 		return
