@@ -5,7 +5,12 @@
 // source and detail type of the Batch events the observer reads.
 //
 // The CLI, the constructs and the functions all import it, so that a name
-// is spelled once. It holds no logic beyond decoding a request strictly.
+// is spelled once. Its only logic is how trainq reads and writes across
+// those boundaries: decoding a request strictly (DecodeRequest), JSON as
+// AWS spells it (SplitObject, CheckJSON: case-sensitive names, no repeated
+// member, bounded nesting), and bounded output (Cut, Report, BoundedLog:
+// every string a function writes into a log line, a metric line or an error
+// message is cut at a documented length on a character boundary).
 //
 // It is run-time code: it imports nothing of trainq but platform (whose
 // Problems it reports a request's problems with) and batchrules (Batch's

@@ -3,7 +3,11 @@
 // Observer reads each "Batch Service Job State Change" event
 // (contract.BatchServiceJobEvent) and counts starts, successes, failures,
 // cancellations through trainq and preemptions, with wait and run times, per
-// queue, class and team. (The snapshot poller, which reports the backlog and
+// queue, class and team, and each "Batch Service Job Queue Blocked" event
+// (contract.BatchServiceJobQueueBlockedEvent) as QueueBlocked. Events are
+// read member by member (decode.go), so that an unreadable member costs only
+// the metrics that depend on it, and checked against batchrules' sanity
+// bounds; every line is bounded (contract.Cut). (The snapshot poller, which reports the backlog and
 // the capacity in use, is package poll; it reads described jobs with the
 // rules of this package.)
 //

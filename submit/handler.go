@@ -4,8 +4,10 @@
 // platform's SageMaker execution role, tags the job with its team, class,
 // idempotency token and platform (contract.TagPlatform, which IAM conditions
 // on), chooses an instance type with headroom (in quota mode, by AWS Batch's
-// quota rules in package batchrules, the ones the simulator uses), and
-// submits the job to AWS Batch idempotently. It also describes, cancels and
+// quota rules in package batchrules, the ones the simulator uses), checks
+// the SageMaker payload against SageMaker's CreateTrainingJobRequest
+// (sagemaker.go, over the model generated from botocore), and submits the
+// job to AWS Batch idempotently. It also describes, cancels and
 // re-prioritizes jobs. Every request writes one embedded-metric-format line
 // (metrics.JobsSubmitted or metrics.SubmissionErrors) to Config.Metrics, and
 // its Batch calls end Config.DeadlineMargin before the invocation's
