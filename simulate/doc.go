@@ -1,10 +1,17 @@
 // Package simulate is a discrete-event simulator of AWS Batch for SageMaker
-// Training as its user guide documents it. It replays a job trace (package
-// trace) against a platform description (package platform) — quota shares
-// with lending, borrowing and preemption, or fair share with weights, decay
-// and compute reservation — and against a strict FIFO baseline on the same
-// pools, and reports waits, run times, preemptions and utilization, as a
-// table, as JSON or as SVG plots.
+// Training as its API reference and user guide document it. It replays a job
+// trace (package trace) against platform descriptions (package platform) —
+// quota shares with lending, borrowing and preemption, or fair share with
+// weights, decay and compute reservation — and against a strict FIFO
+// baseline, and reports waits, preemptions, timeouts, utilization split into
+// goodput and lost work, peak concurrency and per-job outcomes, as a table,
+// as JSON, as a per-job CSV and as one self-contained HTML page.
+//
+// Each modelled rule is coded once and quotes the reference it implements
+// (rules.go, quota.go, fairshare.go; quota fit is batchrules'); the audit
+// table in docs/simulate.md lists them with their tests. Time is linear in
+// the trace (O(log n) per event, any backlog) and memory bounded by the jobs
+// active at once.
 //
 // It follows kueue's habits: time is injected (simulated seconds, never the
 // clock), every tie is broken by a documented key, the rules are small named

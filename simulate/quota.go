@@ -141,20 +141,22 @@ func (e *engine) quotaStep(t int) bool {
 func (e *engine) launch(s, t int, c candidate) {
 	idx := c.head.idx
 	k := int(e.jobs[idx].k)
+	var victims []int32
 	if e.view.Fit(s, k) != batchrules.FitsIdle {
-		victims, ok := e.plan(idx)
-		if !ok {
+		var ok bool
+		if victims, ok = e.plan(idx); !ok {
 			if e.err == nil {
 				e.err = fmt.Errorf("simulate: job %q was startable at t=%d but no preemption plan frees %d × %s (a simulator bug)",
 					e.jobs[idx].id, e.now, k, e.types[t])
 			}
 			return
 		}
-		for _, vi := range victims {
-			e.preempt(vi)
-		}
 	}
+	// Off the queue before the victims rejoin it (which may add a size).
 	e.waiting[s][t].pop(c.bucket)
+	for _, vi := range victims {
+		e.preempt(vi)
+	}
 	e.start(idx)
 }
 

@@ -288,8 +288,7 @@ func (p *page) teamsOverTime(res *Result) string {
 		xTick: num, yTick: percentTick, stacked: true}
 	for i, team := range s.Teams {
 		xs, ys := p.steps(s, ax, func(b int, span float64) float64 { return s.TeamBusy[i][b] / (span * capacity) })
-		color, _ := teamStyle(i)
-		c.lines = append(c.lines, line{name: team, color: color, xs: xs, ys: ys})
+		c.lines = append(c.lines, line{name: team, color: teamColor(i), xs: xs, ys: ys})
 	}
 	return c.svg()
 }

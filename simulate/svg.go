@@ -10,8 +10,8 @@ import (
 
 // Palette is the report's 20 team colours: Tableau's ten, then ten more
 // chosen so that every pair differs by a CIE76 ΔE of at least 25 and each
-// stands out from white (TestPaletteColoursAreDistinct). Teams beyond 20
-// reuse them with a dashed line.
+// stands out from white (TestPaletteColoursAreDistinct). A queue has at most
+// 20 quota shares; fair-share teams beyond 20 reuse the colours in order.
 var Palette = []string{
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 	"#000075", "#f032e6", "#ffbb78", "#637939", "#b2df8a", "#fb9a99", "#1b9e77", "#e7298a", "#b15928", "#911eb4",
@@ -23,14 +23,8 @@ var runDashes = []string{"", "7 4", "2 3", "8 3 2 3"}
 
 func dash(i int) string { return runDashes[i%len(runDashes)] }
 
-// teamStyle is team i's colour and dash.
-func teamStyle(i int) (string, string) {
-	d := ""
-	if i >= len(Palette) {
-		d = "5 3"
-	}
-	return Palette[i%len(Palette)], d
-}
+// teamColor is team i's colour.
+func teamColor(i int) string { return Palette[i%len(Palette)] }
 
 func esc(s string) string { return html.EscapeString(s) }
 

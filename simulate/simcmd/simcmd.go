@@ -1,6 +1,7 @@
 // Package simcmd is the command line of the simulator: `trainq simulate`
-// replays a trace against a platform and FIFO, and `trainq trace` generates
-// and converts traces. bin/trainq wires Simulate and Trace in; this package
+// replays a trace against one or several platforms and FIFO and writes the
+// table, JSON, per-job CSV and HTML report; `trainq trace` generates and
+// converts traces. bin/trainq wires Simulate and Trace in; this package
 // only parses flags, opens files and prints.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
