@@ -109,6 +109,24 @@ type TrainingQueueProps struct {
 	Priority *int
 	// Tags are added to the queue. Default: none.
 	Tags map[string]string
+	// JobStateTimeLimitActions terminate a job that blocks the head of the
+	// queue in RUNNABLE for one of AWS Batch's reasons longer than its
+	// MaxTimeSeconds, so that the jobs behind it run (AWS Batch user guide,
+	// "Jobs stuck in RUNNABLE: time limit actions"). At most one per reason.
+	// Default: none (a blocked job blocks the queue until it is cancelled).
+	JobStateTimeLimitActions []JobStateTimeLimitAction
+}
+
+// JobStateTimeLimitAction terminates a job that has blocked the queue in
+// RUNNABLE for Reason longer than MaxTimeSeconds (state RUNNABLE, action
+// TERMINATE: the only action of a SAGEMAKER_TRAINING queue).
+type JobStateTimeLimitAction struct {
+	// Reason is one of batchrules.TimeLimitReasons(), e.g.
+	// MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED. Required.
+	Reason string
+	// MaxTimeSeconds is how long the job may block the queue first,
+	// 600–86400. Required.
+	MaxTimeSeconds int
 }
 
 // TrainingQueue is an AWS::Batch::JobQueue of type SAGEMAKER_TRAINING.
@@ -173,6 +191,18 @@ func NewTrainingQueue(scope constructs.Construct, id string, props *TrainingQueu
 		SchedulingPolicyArn: q.policy.SchedulingPolicyArn(),
 		Tags:                tagMap(props.Tags),
 	})
+	if len(props.JobStateTimeLimitActions) > 0 {
+		actions := make([]interface{}, len(props.JobStateTimeLimitActions))
+		for i, a := range props.JobStateTimeLimitActions {
+			actions[i] = &awsbatch.CfnJobQueue_JobStateTimeLimitActionProperty{
+				Action:         jsii.String(batchrules.TimeLimitActionTerminate),
+				State:          jsii.String(batchrules.TimeLimitState),
+				Reason:         jsii.String(a.Reason),
+				MaxTimeSeconds: jsii.Number(a.MaxTimeSeconds),
+			}
+		}
+		q.resource.SetJobStateTimeLimitActions(&actions)
+	}
 	for _, e := range props.ServiceEnvironments {
 		q.AddServiceEnvironment(e.Pool, e.Order)
 	}
@@ -195,6 +225,20 @@ func validateQueueProps(props *TrainingQueueProps) []error {
 	for i, e := range props.ServiceEnvironments {
 		if e.Pool == nil {
 			errs = append(errs, fmt.Errorf("ServiceEnvironments[%d].Pool is nil; want an ICapacityPool (NewCapacityPool or FromCapacityPoolAttributes)", i))
+		}
+	}
+	seen := map[string]bool{}
+	for i, a := range props.JobStateTimeLimitActions {
+		where := fmt.Sprintf("JobStateTimeLimitActions[%d]", i)
+		switch {
+		case !batchrules.ValidTimeLimitReason(a.Reason):
+			errs = append(errs, fmt.Errorf("%s.Reason is %q; want one of %s", where, a.Reason, strings.Join(batchrules.TimeLimitReasons(), ", ")))
+		case seen[a.Reason]:
+			errs = append(errs, fmt.Errorf("%s.Reason is %q again; want each reason once", where, a.Reason))
+		}
+		seen[a.Reason] = true
+		if a.MaxTimeSeconds < batchrules.MinTimeLimitSeconds || a.MaxTimeSeconds > batchrules.MaxTimeLimitSeconds {
+			errs = append(errs, fmt.Errorf("%s.MaxTimeSeconds is %d; want %d to %d", where, a.MaxTimeSeconds, batchrules.MinTimeLimitSeconds, batchrules.MaxTimeLimitSeconds))
 		}
 	}
 	return errs

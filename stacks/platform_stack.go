@@ -90,11 +90,12 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 	s.role = tq.NewExecutionRole(stack, "ExecutionRole", executionRoleProps(stack, p, s.artifacts))
 	policy := schedulingPolicy(stack, p)
 	s.queue = tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
-		ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: s.pool, Order: 1}},
-		SchedulingPolicy:    policy,
-		ExecutionRole:       s.role,
-		JobQueueName:        p.JobQueueName(),
-		Priority:            p.Scheduling.QueuePriority,
+		ServiceEnvironments:      []tq.OrderedServiceEnvironment{{Pool: s.pool, Order: 1}},
+		SchedulingPolicy:         policy,
+		ExecutionRole:            s.role,
+		JobQueueName:             p.JobQueueName(),
+		Priority:                 p.Scheduling.QueuePriority,
+		JobStateTimeLimitActions: timeLimitActions(p),
 	})
 	if p.Scheduling.Mode == platform.ModeQuota {
 		for _, t := range p.Teams {
@@ -259,4 +260,13 @@ func executionRoleProps(stack awscdk.Stack, p *platform.Platform, artifacts awss
 		props.KMSKeys = append(props.KMSKeys, awskms.Key_FromKeyArn(stack, jsii.String(fmt.Sprintf("TrainingKey%d", i)), jsii.String(k)))
 	}
 	return props
+}
+
+// timeLimitActions are the platform's jobStateTimeLimitActions.
+func timeLimitActions(p *platform.Platform) []tq.JobStateTimeLimitAction {
+	var out []tq.JobStateTimeLimitAction
+	for _, a := range p.Scheduling.JobStateTimeLimitActions {
+		out = append(out, tq.JobStateTimeLimitAction{Reason: a.Reason, MaxTimeSeconds: a.MaxTimeSeconds})
+	}
+	return out
 }

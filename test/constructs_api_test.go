@@ -104,6 +104,20 @@ func TestUsersMistakesFailSynthesisNamingConstructPropAndValue(t *testing.T) {
 				s := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t)})
 				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "reserch")
 			}},
+		{"a time limit action for a reason Batch does not have", []string{"trainq.TrainingQueue", `JobStateTimeLimitActions[0].Reason is "CAPACITY:SLOW"`, "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"},
+			func(t *testing.T, stack awscdk.Stack) {
+				pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 8}}})
+				tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
+					ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "Role", nil),
+					JobStateTimeLimitActions: []tq.JobStateTimeLimitAction{{Reason: "CAPACITY:SLOW", MaxTimeSeconds: 600}}})
+			}},
+		{"a time limit shorter than Batch's 600 s", []string{"trainq.TrainingQueue", "JobStateTimeLimitActions[0].MaxTimeSeconds is 300", "600 to 86400"},
+			func(t *testing.T, stack awscdk.Stack) {
+				pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 8}}})
+				tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
+					ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}}, ExecutionRole: tq.NewExecutionRole(stack, "Role", nil),
+					JobStateTimeLimitActions: []tq.JobStateTimeLimitAction{{Reason: "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE", MaxTimeSeconds: 300}}})
+			}},
 		{"a log retention CloudWatch Logs does not offer", []string{"LogRetentionDays is 45", "30, 60"},
 			func(t *testing.T, stack awscdk.Stack) {
 				tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t), PlatformProps: tq.PlatformProps{LogRetentionDays: 45}})

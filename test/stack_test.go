@@ -1,9 +1,11 @@
 package test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/trainq/trainq/platform"
 )
@@ -46,10 +48,36 @@ func TestQueueRunsOnThePoolWithItsSchedulingPolicy(t *testing.T) {
 				}},
 				"Tags": map[string]any{"trainq:platform": s.platform.Name},
 			}
+			// A SAGEMAKER_TRAINING queue's time limit actions are RUNNABLE →
+			// TERMINATE (AWS Batch API reference, JobStateTimeLimitAction).
+			var actions []any
+			for _, a := range s.platform.Scheduling.JobStateTimeLimitActions {
+				actions = append(actions, map[string]any{"Action": "TERMINATE", "State": "RUNNABLE", "Reason": a.Reason, "MaxTimeSeconds": float64(a.MaxTimeSeconds)})
+			}
+			if actions != nil {
+				want["JobStateTimeLimitActions"] = actions
+			}
 			if diff := cmp.Diff(want, q.Properties); diff != "" {
 				t.Errorf("job queue (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestDefaultQueueTerminatesJobsThatCanNeverRunAfterTenMinutes(t *testing.T) {
+	// The default (docs/platform.md, "Jobs that block the queue"): a job
+	// that needs more than its quota share or the pool allows can never
+	// run, so Batch terminates it after 600 s (the API's minimum); a lack
+	// of SageMaker capacity is transient, so those jobs wait.
+	_, q := synth(t, "").template.one(t, "AWS::Batch::JobQueue")
+	want := []any{
+		map[string]any{"Action": "TERMINATE", "State": "RUNNABLE", "Reason": "MISCONFIGURATION:SERVICE_ENVIRONMENT_MAX_RESOURCE", "MaxTimeSeconds": float64(600)},
+		map[string]any{"Action": "TERMINATE", "State": "RUNNABLE", "Reason": "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", "MaxTimeSeconds": float64(600)},
+	}
+	got, _ := q.Properties["JobStateTimeLimitActions"].([]any)
+	less := func(a, b any) bool { return fmt.Sprint(a) < fmt.Sprint(b) }
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(less)); diff != "" {
+		t.Errorf("time limit actions (-want +got):\n%s", diff)
 	}
 }
 
