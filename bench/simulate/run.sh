@@ -3,8 +3,8 @@
 # (GOMAXPROCS=1): `trainq simulate --output json` on generated traces of
 # 100,000 and 1,000,000 jobs (seed 7, default load, embedded default
 # platform), which runs the platform policy and FIFO. For each size it prints
-# the wall time (best of COUNT runs), trace jobs per minute, the peak resident
-# memory, and the 1M/100k ratios of time and memory.
+# the wall and CPU seconds (each the best of COUNT runs), trace jobs per
+# minute by each, the peak resident memory, and the 1M/100k ratios.
 #
 # LOAD=x generates the traces at offered load x instead of the default
 # (e.g. LOAD=0.9, where FIFO never drains and the backlog grows).
@@ -44,29 +44,34 @@ for n in 100000 1000000; do
   "$tmp/new" trace generate --seed 7 --jobs "$n" "${load[@]}" --out "$tmp/trace-$n.csv"
 done
 
-# measure ENGINE N: best wall seconds and largest peak RSS (KiB) of COUNT runs.
+# measure ENGINE N: the best wall seconds, the best CPU (user + system)
+# seconds and the largest peak RSS (KiB) of COUNT runs. On a shared machine
+# the CPU seconds are the steadier figure.
 measure() {
-  local best="" rss=0
+  local wall="" cpu="" rss=0
   for _ in $(seq "$count"); do
-    GOMAXPROCS=1 /usr/bin/time -f '%e %M' -o "$tmp/time" \
+    GOMAXPROCS=1 /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
       "$tmp/$1" simulate --trace "$tmp/trace-$2.csv" --output json --no-progress >/dev/null
-    read -r s kb <"$tmp/time"
-    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
+    read -r e u s kb <"$tmp/time"
+    c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+    if [ -z "$wall" ] || awk -v a="$e" -v b="$wall" 'BEGIN { exit !(a < b) }'; then wall=$e; fi
+    if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN { exit !(a < b) }'; then cpu=$c; fi
     if [ "$kb" -gt "$rss" ]; then rss=$kb; fi
   done
-  echo "$best $rss"
+  echo "$wall $cpu $rss"
 }
 
-printf '%-6s %10s %10s %14s %12s\n' engine jobs seconds jobs/min 'peak RSS MiB'
+printf '%-6s %9s %8s %8s %14s %14s %12s\n' engine jobs 'wall s' 'CPU s' 'jobs/min wall' 'jobs/min CPU' 'peak RSS MiB'
 for e in "${engines[@]}"; do
-  declare -A secs kib
+  declare -A walls cpus kib
   for n in 100000 1000000; do
-    read -r s kb < <(measure "$e" "$n")
-    secs[$n]=$s kib[$n]=$kb
-    awk -v e="$e" -v n="$n" -v s="$s" -v kb="$kb" \
-      'BEGIN { printf "%-6s %10d %10.2f %14.0f %12.1f\n", e, n, s, n / (s > 0 ? s : 0.01) * 60, kb / 1024 }'
+    read -r w c kb < <(measure "$e" "$n")
+    walls[$n]=$w cpus[$n]=$c kib[$n]=$kb
+    awk -v e="$e" -v n="$n" -v w="$w" -v c="$c" -v kb="$kb" \
+      'BEGIN { printf "%-6s %9d %8.2f %8.2f %14.0f %14.0f %12.1f\n", e, n, w, c, n / (w > 0 ? w : 0.01) * 60, n / (c > 0 ? c : 0.01) * 60, kb / 1024 }'
   done
-  awk -v e="$e" -v a="${secs[100000]}" -v b="${secs[1000000]}" -v ra="${kib[100000]}" -v rb="${kib[1000000]}" \
-    'BEGIN { printf "%-6s 1M/100k: time x%.1f, peak RSS x%.2f\n", e, b / (a > 0 ? a : 0.01), rb / ra }'
-  unset secs kib
+  awk -v e="$e" -v a="${walls[100000]}" -v b="${walls[1000000]}" -v ca="${cpus[100000]}" -v cb="${cpus[1000000]}" \
+    -v ra="${kib[100000]}" -v rb="${kib[1000000]}" \
+    'BEGIN { printf "%-6s 1M/100k: wall x%.1f, CPU x%.1f, peak RSS x%.2f\n", e, b / (a > 0 ? a : 0.01), cb / (ca > 0 ? ca : 0.01), rb / ra }'
+  unset walls cpus kib
 done
