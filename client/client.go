@@ -36,14 +36,15 @@ var Commands = map[string]string{
 	"reprioritize": "change a job's priority inside its class",
 }
 
-// Run executes command with args, writing results to stdout and usage to
-// stderr. It returns flag.ErrHelp after printing usage for -h.
+// Run executes command with args, writing results to stdout. Help (-h,
+// --help) goes to stdout too, and Run then returns flag.ErrHelp. Mistakes
+// in the command line come back as a *UsageError; no error carries the
+// command's name, which bin/trainq puts in front once.
 func Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
 	if _, ok := Commands[command]; !ok {
-		return fmt.Errorf("unknown command %q: want submit, status, cancel or reprioritize", command)
+		return usagef("unknown command %q: want submit, status, cancel or reprioritize", command)
 	}
 	c := &cmd{name: command, fs: flag.NewFlagSet("trainq "+command, flag.ContinueOnError)}
-	c.fs.SetOutput(stderr)
 	c.common()
 	var build func() (contract.Request, error)
 	switch command {
@@ -56,17 +57,22 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	case "reprioritize":
 		build = c.jobFlags(contract.ActionReprioritize)
 	}
-	c.fs.Usage = func() { c.usage(stderr) }
-	if err := c.fs.Parse(args); err != nil {
+	if err := parse(c.fs, args, stdout, c.usage); err != nil {
 		return err
+	}
+	if c.output != "table" && c.output != "json" {
+		return usagef("--output: got %q, want table or json", c.output)
 	}
 	req, err := build()
 	if err != nil {
-		return fmt.Errorf("trainq %s: %w", command, err)
+		return err
+	}
+	if c.dryRun {
+		return c.printDryRun(stdout, req)
 	}
 	resp, err := c.invoke(ctx, req)
 	if err != nil {
-		return fmt.Errorf("trainq %s: %w", command, err)
+		return err
 	}
 	return c.print(stdout, resp)
 }
@@ -82,8 +88,12 @@ type cmd struct {
 	// unqualified invokes the function without an alias (job commands,
 	// operators only).
 	unqualified bool
-	// positional describes the positional argument in usage.
+	// dryRun (submit) checks and prints the request instead of sending it.
+	dryRun bool
+	// positional describes the positional argument in usage, notes what
+	// usage says after the flags.
 	positional string
+	notes      string
 	examples   []string
 }
 
@@ -91,13 +101,17 @@ func (c *cmd) common() {
 	c.fs.StringVar(&c.platform, "platform", "", "platform file (YAML or JSON) naming the function (default: the embedded default platform)")
 	c.fs.StringVar(&c.function, "function", "", "submission function name (default: derived from the platform, e.g. trainq-submit)")
 	c.fs.StringVar(&c.region, "region", "", "AWS region (default: the SDK's standard configuration)")
-	c.fs.StringVar(&c.class, "class", "", "priority class; selects the function alias, whose invoke permission grants the class")
+	c.fs.StringVar(&c.class, "class", "", "priority class (required, or --unqualified where offered); selects the function alias, whose invoke permission grants the class")
 	c.fs.StringVar(&c.output, "output", "table", "output format: table or json")
 }
 
 func (c *cmd) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s.\n\nFlags:\n", strings.TrimSpace("trainq "+c.name+" [flags] "+c.positional), strings.ToUpper(Commands[c.name][:1])+Commands[c.name][1:])
-	c.fs.PrintDefaults()
+	fmt.Fprintf(w, "Usage: %s\n\n%s.\n", strings.TrimSpace("trainq "+c.name+" [flags] "+c.positional), strings.ToUpper(Commands[c.name][:1])+Commands[c.name][1:])
+	if c.notes != "" {
+		fmt.Fprintf(w, "\n%s", c.notes)
+	}
+	fmt.Fprintf(w, "\nFlags:\n")
+	printDefaults(c.fs, w)
 	if len(c.examples) > 0 {
 		fmt.Fprintf(w, "\nExamples:\n")
 		for _, e := range c.examples {
@@ -119,10 +133,32 @@ func (t tagFlag) Set(v string) error {
 	return nil
 }
 
+// submitNotes is what submit's help says before its flags.
+const submitNotes = `--class is required: it selects the function alias (trainq-submit:CLASS), and
+permission to invoke that alias is permission to use the class. Give it, or the
+request file's "class".
+
+--training-job FILE is a SageMaker CreateTrainingJob request in JSON, as the API
+spells it (PascalCase members: AlgorithmSpecification, OutputDataConfig,
+ResourceConfig, StoppingCondition, HyperParameters with string values, …), not
+the SageMaker Python SDK's arguments: docs/submission.md maps ModelTrainer and
+Estimator arguments to these fields, and examples/job.json is an example.
+trainq fills in RoleArn (the platform's execution role), TrainingJobName,
+ResourceConfig.InstanceType when you leave it out, and the runtime limit.
+
+Before invoking, the CLI reads the files strictly and refuses, naming the file
+and the line, JSON it cannot read, a member given twice, snake_case or camelCase
+member names and hyperparameters that are not strings. --dry-run also checks the
+request against the platform (--platform, default: the embedded one) and prints
+it instead of sending it.
+`
+
 func (c *cmd) submitFlags() func() (contract.Request, error) {
 	c.positional = ""
+	c.notes = submitNotes
 	c.examples = []string{
-		"trainq submit --class research --team search-ranking --job-name bert-base --training-job job.json",
+		"trainq submit --class research --team search-ranking --job-name bert-base --training-job examples/job.json",
+		"trainq submit --class research --team search-ranking --job-name bert-base --training-job examples/job.json --dry-run",
 		"trainq submit --class production --file request.json --priority 80 --output json",
 	}
 	var file, trainingJob, instanceTypes string
@@ -130,18 +166,19 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 	var priority, retries, maxRuntime int
 	tags := tagFlag{}
 	c.fs.StringVar(&file, "file", "", "request JSON file (the function's request, decoded strictly; flags override its fields)")
-	c.fs.StringVar(&req.JobName, "job-name", "", "job name (letters, digits, '-' and '_')")
-	c.fs.StringVar(&req.Team, "team", "", "team whose share the job uses")
+	c.fs.StringVar(&req.JobName, "job-name", "", "job name (letters, digits, '-' and '_'; required here or in --file)")
+	c.fs.StringVar(&req.Team, "team", "", "team whose share the job uses (required here or in --file)")
 	c.fs.IntVar(&priority, "priority", 0, "priority inside the class band, 0-99 (default 50)")
 	c.fs.StringVar(&req.IdempotencyKey, "idempotency-key", "", "retrying with the same key never creates a second job (default: a random key per run)")
 	c.fs.StringVar(&instanceTypes, "instance-types", "", "comma-separated fallback order of instance types")
-	c.fs.StringVar(&trainingJob, "training-job", "", "file holding the SageMaker CreateTrainingJob request JSON")
+	c.fs.StringVar(&trainingJob, "training-job", "", "file holding the SageMaker CreateTrainingJob request JSON (see above; required here or in --file)")
 	c.fs.IntVar(&maxRuntime, "max-runtime-seconds", 0, "lower the class's maximum runtime of one attempt")
 	c.fs.IntVar(&retries, "retries", 0, "lower the class's number of retries")
 	c.fs.Var(tags, "tag", "job tag `key=value` (repeatable)")
+	c.fs.BoolVar(&c.dryRun, "dry-run", false, "check the request against the platform and print it, with the function it would invoke; invoke nothing")
 	return func() (contract.Request, error) {
 		if c.fs.NArg() > 0 {
-			return req, fmt.Errorf("unexpected arguments %q (submit takes flags only)", c.fs.Args())
+			return req, usagef("unexpected arguments %q (submit takes flags only)", c.fs.Args())
 		}
 		out := contract.Request{}
 		if file != "" {
@@ -154,6 +191,11 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			var ps contract.Problems
 			if out, ps = contract.DecodeRequest(b); len(ps) > 0 {
 				return out, errors.New(ps.Report("request file " + file))
+			}
+			if len(out.TrainingJob) > 0 {
+				if ps := checkTrainingJob(out.TrainingJob); len(ps) > 0 {
+					return out, trainingJobError("in request file "+file, out.TrainingJob, ps, false)
+				}
 			}
 		}
 		set := map[string]bool{}
@@ -192,22 +234,34 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			if err != nil {
 				return out, fmt.Errorf("read training job: %w", err)
 			}
+			if ps := checkTrainingJob(b); len(ps) > 0 {
+				return out, trainingJobError(trainingJob, b, ps, true)
+			}
 			out.TrainingJob = b
 		}
 		if c.class == "" {
 			c.class = out.Class
 		}
 		if c.class == "" {
-			return out, errors.New("--class is required: it selects the function alias that grants the class")
+			return out, usagef("--class is required: it selects the function alias that grants the class")
 		}
 		if out.Class != "" && out.Class != c.class {
-			return out, fmt.Errorf("--class %q and the request's class %q differ", c.class, out.Class)
+			return out, usagef("--class %q and the request's class %q differ", c.class, out.Class)
 		}
 		out.Class = c.class
 		if out.IdempotencyKey == "" {
 			out.IdempotencyKey = "trainq-cli-" + randomKey()
 		}
 		out.Action = contract.ActionSubmit
+		if c.dryRun {
+			p, err := platform.LoadFileOrDefault(c.platform)
+			if err != nil {
+				return out, err
+			}
+			if ps := checkSubmit(p, out); len(ps) > 0 {
+				return out, errors.New(ps.Report(fmt.Sprintf("invalid request for platform %q", p.Name)))
+			}
+		}
 		return out, nil
 	}
 }
@@ -229,22 +283,22 @@ func (c *cmd) jobFlags(action string) func() (contract.Request, error) {
 	}
 	return func() (contract.Request, error) {
 		if c.fs.NArg() != 1 {
-			return contract.Request{}, fmt.Errorf("want exactly one JOB_ID argument, got %d", c.fs.NArg())
+			return contract.Request{}, usagef("want exactly one JOB_ID argument, got %d", c.fs.NArg())
 		}
 		switch {
 		case c.class == "" && !c.unqualified:
-			return contract.Request{}, errors.New("--class is required: it selects the function alias you may invoke " +
+			return contract.Request{}, usagef("--class is required: it selects the function alias you may invoke " +
 				"(any class's alias may show a job; cancel and reprioritize need the job's own class), " +
 				"or --unqualified to invoke the function without an alias (operators only)")
 		case c.class != "" && c.unqualified:
-			return contract.Request{}, errors.New("--class and --unqualified exclude each other")
+			return contract.Request{}, usagef("--class and --unqualified exclude each other")
 		}
 		req := contract.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
 		if action == contract.ActionReprioritize {
 			set := false
 			c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "priority" })
 			if !set {
-				return req, errors.New("--priority is required (0-99)")
+				return req, usagef("--priority is required (0-99)")
 			}
 			req.Priority = &priority
 		}
@@ -265,9 +319,6 @@ func (c *cmd) functionName() (string, error) {
 }
 
 func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Response, error) {
-	if c.output != "table" && c.output != "json" {
-		return nil, fmt.Errorf("--output: got %q, want table or json", c.output)
-	}
 	name, err := c.functionName()
 	if err != nil {
 		return nil, err
@@ -304,6 +355,34 @@ func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Respo
 		return nil, fmt.Errorf("decode answer of %s: %w", qualified(name, c.class), err)
 	}
 	return &resp, nil
+}
+
+// DryRun is what submit --dry-run prints with --output json: the function
+// and alias it would invoke and the request, exactly as it would send it.
+type DryRun struct {
+	DryRun    bool             `json:"dryRun"`
+	Function  string           `json:"function"`
+	Qualifier string           `json:"qualifier,omitempty"`
+	Request   contract.Request `json:"request"`
+}
+
+func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
+	name, err := c.functionName()
+	if err != nil {
+		return err
+	}
+	d := DryRun{DryRun: true, Function: name, Qualifier: c.class, Request: req}
+	if c.output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(d)
+	}
+	b, err := json.MarshalIndent(req, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode request: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "dry run: the request is valid for the platform; nothing was sent.\nwould invoke %s with:\n%s\n", qualified(name, c.class), b)
+	return err
 }
 
 func qualified(name, qualifier string) string {

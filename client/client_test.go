@@ -148,7 +148,8 @@ func TestRequestFileIsDecodedStrictly(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error, want the file's mistakes")
 			}
-			for _, w := range append([]string{"trainq submit: request file " + file}, tt.want...) {
+			// No "trainq submit: " here: bin/trainq puts it in front once.
+			for _, w := range append([]string{"request file " + file}, tt.want...) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
@@ -224,16 +225,16 @@ func TestUsageAndRefusalsBeforeAnyInvocation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := fakeLambda(t, answer, "")
-			var errOut bytes.Buffer
-			err := client.Run(context.Background(), tt.command, tt.args, io.Discard, &errOut)
+			var out bytes.Buffer
+			err := client.Run(context.Background(), tt.command, tt.args, &out, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
 			}
 			if len(*got) != 0 {
 				t.Errorf("%d invocations, want none", len(*got))
 			}
-			if errors.Is(err, flag.ErrHelp) && !strings.Contains(errOut.String(), "Usage: trainq submit") {
-				t.Errorf("usage not printed:\n%s", errOut.String())
+			if errors.Is(err, flag.ErrHelp) && !strings.Contains(out.String(), "Usage: trainq submit") {
+				t.Errorf("usage not printed on stdout:\n%s", out.String())
 			}
 		})
 	}

@@ -4,7 +4,10 @@
 //	trainq simulate --trace jobs.csv …            replay a trace against a platform
 //	trainq trace generate|convert …               make or convert job traces
 //	trainq validate trainq.yaml                   check a platform file
+//	trainq version                                what was built
 //
+// Help goes to stdout and exits 0; a mistake in the command line exits 2,
+// any other failure 1, with one "trainq <command>: " before the message.
 // main only wires the commands; each lives in its own package.
 package main
 
@@ -17,7 +20,6 @@ import (
 	"os"
 
 	"github.com/trainq/trainq/client"
-	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/simulate/simcmd"
 )
 
@@ -31,18 +33,40 @@ Usage:
   trainq simulate     replay a job trace against a platform and against FIFO
   trainq trace        generate or convert job traces
   trainq validate     check platform files (trainq validate FILE…)
+  trainq version      show the version trainq was built from
+
+Every command takes --help and --output table|json.
+Exit status: 0 success, 1 failure, 2 a mistake in the command line.
 `
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// usageError is how the commands' packages mark a mistake in the command
+// line (client.UsageError, simcmd.UsageError, and this package's own).
+type usageError interface{ IsUsage() bool }
+
+// badUsage is this package's usage error.
+type badUsage struct{ msg string }
+
+func (e *badUsage) Error() string { return e.msg }
+func (e *badUsage) IsUsage() bool { return true }
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return exitUsage
 	}
 	cmd, rest := args[0], args[1:]
+	name := cmd
 	var err error
 	switch cmd {
 	case "submit", "status", "cancel", "reprioritize":
@@ -50,64 +74,58 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "simulate":
 		err = simcmd.Simulate(rest, stdout, stderr)
 	case "trace":
+		if len(rest) > 0 && (rest[0] == "generate" || rest[0] == "convert") {
+			name += " " + rest[0]
+		}
 		err = simcmd.Trace(rest, stdout, stderr)
 	case "validate":
-		err = validate(rest, stdout, stderr)
-	case "help", "-h", "--help":
+		err = validate(rest, stdout)
+	case "version", "--version", "-version":
+		name = "version"
+		err = version(rest, stdout)
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return 0
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "trainq: unknown command %q\n\n%s", cmd, usage)
-		return 2
+		return exitUsage
 	}
+	var u usageError
 	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &u) && u.IsUsage():
+		fmt.Fprintf(stderr, "trainq %s: %v\nRun 'trainq %s --help' for usage.\n", name, err, name)
+		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "trainq %s: %v\n", cmd, err)
-		return 1
+		fmt.Fprintf(stderr, "trainq %s: %v\n", name, err)
+		return exitFailure
 	}
 }
 
-const validateUsage = `Usage: trainq validate FILE…
+// parse parses args into fs without letting the flag package print: help
+// goes to stdout (flag.ErrHelp is returned), a bad flag is a usage error.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer, help string) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, help)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return flag.ErrHelp
+	default:
+		return &badUsage{err.Error()}
+	}
+}
 
-Check platform files (YAML or JSON) and list every problem of each.
-Exits 1 when a file is invalid.
-`
-
-// validate checks each platform file and lists every problem of each.
-// -h, --help (or -help) prints usage; "--" ends the options, so that a file
-// named like a flag can still be checked.
-func validate(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("trainq validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stdout, validateUsage) }
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	files := fs.Args()
-	if len(files) == 0 {
-		return errors.New("no platform file given; usage: trainq validate FILE…")
-	}
-	failed := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		p, err := platform.Parse(data)
-		if err != nil {
-			fmt.Fprintf(stdout, "%s: %v\n", f, err)
-			failed++
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: ok: platform %q, %s scheduling, %d instance types (%d instances), %d classes, %d teams\n",
-			f, p.Name, p.Scheduling.Mode, len(p.Pools), p.TotalInstances(), len(p.Classes), len(p.Teams))
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d platform files are invalid", failed, len(files))
+// checkOutput refuses an --output other than table or json.
+func checkOutput(output string) error {
+	if output != "table" && output != "json" {
+		return &badUsage{fmt.Sprintf("--output: got %q, want table or json", output)}
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func TestValidateHelpPrintsUsage(t *testing.T) {
 		if code != 0 {
 			t.Errorf("trainq validate %s: exit code %d, want 0\n%s", arg, code, errOut.String())
 		}
-		if !strings.Contains(out.String(), "Usage: trainq validate FILE") {
+		if !strings.Contains(out.String(), "Usage: trainq validate [--output table|json] FILE") {
 			t.Errorf("trainq validate %s printed no usage:\n%s%s", arg, out.String(), errOut.String())
 		}
 		if strings.Contains(out.String()+errOut.String(), "no such file") {

@@ -9,7 +9,6 @@ package simcmd
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +25,6 @@ import (
 // Simulate runs `trainq simulate`.
 func Simulate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var platformFiles []string
 	fs.Func("platform", "platform file (YAML or JSON); repeat to compare several side by side; default: the embedded default platform",
 		func(v string) error { platformFiles = append(platformFiles, v); return nil })
@@ -36,25 +34,24 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	jobsFile := fs.String("jobs", "", "CSV file to write one row per job and run into")
 	noProgress := fs.Bool("no-progress", false, "never show a progress bar")
 	progress := fs.Bool("progress", false, "show a progress bar on stderr even when it is not a terminal")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: trainq simulate --trace FILE [--platform FILE]... [--output table|json] [--report DIR] [--jobs FILE]\n\n"+
+	help := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: trainq simulate --trace FILE [--platform FILE]... [--output table|json] [--report DIR] [--jobs FILE]\n\n"+
 			"Replays a job trace against each platform's scheduling policy and against a strict FIFO queue on\n"+
 			"the first platform's pools, and reports waits, preemptions, utilization and per-job outcomes side\n"+
 			"by side. See docs/simulate.md.\n\nFlags:\n")
-		fs.PrintDefaults()
+		printDefaults(fs, w)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args, stdout, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("simulate: unexpected argument %q (flags only; see --help)", fs.Arg(0))
+		return usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	if *traceFile == "" {
-		fs.Usage()
-		return errors.New("simulate: --trace: got nothing, want a trace CSV file")
+		return usagef("--trace: got nothing, want a trace CSV file")
 	}
 	if *output != "table" && *output != "json" {
-		return fmt.Errorf("simulate: --output: got %q, want table or json", *output)
+		return usagef("--output: got %q, want table or json", *output)
 	}
 	runs, err := plan(platformFiles)
 	if err != nil {
@@ -62,14 +59,14 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	}
 	info, err := os.Stat(*traceFile)
 	if err != nil {
-		return fmt.Errorf("simulate: open trace: %w", err)
+		return fmt.Errorf("open trace: %w", err)
 	}
 	var jobs *simulate.JobsCSV
 	var jobsOut *bufio.Writer
 	if *jobsFile != "" {
 		f, err := os.Create(*jobsFile)
 		if err != nil {
-			return fmt.Errorf("simulate: --jobs: %w", err)
+			return fmt.Errorf("--jobs: %w", err)
 		}
 		defer f.Close()
 		jobsOut = bufio.NewWriter(f)
@@ -91,7 +88,7 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 		})
 		if err != nil {
 			bar.done()
-			return fmt.Errorf("simulate %s on %s: %w", *traceFile, r.label, err)
+			return fmt.Errorf("%s (run %s): %w", *traceFile, r.label, err)
 		}
 		res.Label = r.label
 		rep.Runs = append(rep.Runs, res)
@@ -102,7 +99,7 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := jobsOut.Flush(); err != nil {
-			return fmt.Errorf("simulate: --jobs: %w", err)
+			return fmt.Errorf("--jobs: %w", err)
 		}
 		fmt.Fprintf(stderr, "wrote %s\n", *jobsFile)
 	}
@@ -147,7 +144,7 @@ func plan(files []string) ([]run, error) {
 			label = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		}
 		if other, dup := seen[label]; dup {
-			return nil, fmt.Errorf("simulate: --platform %s: its label %q is taken by %s; give the files different names", f, label, other)
+			return nil, usagef("--platform %s: its label %q is taken by %s; give the files different names", f, label, other)
 		}
 		seen[label] = "--platform " + f
 		runs = append(runs, run{label: label, p: p, policy: simulate.PolicyPlatform})

@@ -72,8 +72,8 @@ func TestCommandLine(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("error %v, want it to contain %q", err, tc.wantErr)
 			}
-			if tc.name == "help returns flag.ErrHelp" && (!errors.Is(err, flag.ErrHelp) || !strings.Contains(errOut.String(), "Usage")) {
-				t.Errorf("help: err %v, stderr %q", err, errOut.String())
+			if tc.name == "help returns flag.ErrHelp" && (!errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "Usage") || errOut.Len() > 0) {
+				t.Errorf("help: err %v, stdout %q, stderr %q: want usage on stdout only", err, out.String(), errOut.String())
 			}
 		})
 	}

@@ -2,7 +2,7 @@ package simcmd
 
 import (
 	"bufio"
-	"errors"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -15,58 +15,105 @@ import (
 	"github.com/trainq/trainq/trace"
 )
 
+const traceUsage = `Usage:
+  trainq trace generate --seed N --jobs N --out FILE [--platform FILE] [--load 0.5] [--output table|json]
+  trainq trace convert --format %s --in FILE --out FILE [--platform FILE]
+      [--gpus-per-instance 8] [--instance-types a,b] [--class NAME] [--output table|json]
+
+Make job traces for trainq simulate: generate draws a synthetic one for a platform,
+convert reads a public cluster trace. See docs/simulate.md.
+Run 'trainq trace generate --help' or 'trainq trace convert --help' for their flags.
+`
+
+// TraceSummary is what trace generate and convert print with --output json
+// (on stdout; the trace itself goes to --out).
+type TraceSummary struct {
+	Out  string `json:"out"`
+	Jobs int    `json:"jobs"`
+	// Rows and Skipped (convert only): the input's rows and why some were
+	// not converted.
+	Rows    int            `json:"rows,omitempty"`
+	Skipped map[string]int `json:"skipped,omitempty"`
+}
+
 // Trace runs `trainq trace generate|convert`.
 func Trace(args []string, stdout, stderr io.Writer) error {
-	usage := func() {
-		fmt.Fprintf(stderr, "Usage:\n"+
-			"  trainq trace generate --seed N --jobs N --out FILE [--platform FILE] [--load 0.5]\n"+
-			"  trainq trace convert --format %s --in FILE --out FILE [--platform FILE]\n"+
-			"      [--gpus-per-instance 8] [--instance-types a,b] [--class NAME]\n", strings.Join(trace.Formats, "|"))
-	}
+	usage := func(w io.Writer) { fmt.Fprintf(w, traceUsage, strings.Join(trace.Formats, "|")) }
 	if len(args) == 0 {
-		usage()
-		return errors.New("trace: got no subcommand, want generate or convert")
+		return usagef("got no subcommand, want generate or convert")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		usage()
+		usage(stdout)
 		return flag.ErrHelp
 	case "generate":
 		return generate(args[1:], stdout, stderr)
 	case "convert":
 		return convert(args[1:], stdout, stderr)
 	}
-	usage()
-	return fmt.Errorf("trace: subcommand: got %q, want generate or convert", args[0])
+	return usagef("subcommand: got %q, want generate or convert", args[0])
+}
+
+// traceOutput checks --output and that a JSON summary and a trace do not
+// both go to stdout.
+func traceOutput(output, out string) error {
+	switch {
+	case output != "table" && output != "json":
+		return usagef("--output: got %q, want table or json", output)
+	case output == "json" && out == "-":
+		return usagef("--output json and --out - both write to stdout; give --out a file")
+	}
+	return nil
+}
+
+func printSummary(w io.Writer, s TraceSummary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
 }
 
 func generate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("trace generate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	platformFile := fs.String("platform", "", "platform file; default: the embedded default platform")
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same trace")
 	jobs := fs.Int("jobs", 1000, "number of jobs")
 	load := fs.Float64("load", trace.DefaultLoad, "offered load: the trace's instance-seconds ÷ (all pool instances × its span); 1 fills the pools, the daily peak is 1.5 × this")
 	out := fs.String("out", "", "output CSV file, - for stdout (required)")
-	if err := fs.Parse(args); err != nil {
+	output := fs.String("output", "table", "table: nothing on stdout but the trace with --out -; json: a summary of what was written")
+	help := func(w io.Writer) {
+		fmt.Fprint(w, "Usage: trainq trace generate --seed N --jobs N --out FILE [flags]\n\n"+
+			"Draw a synthetic job trace for a platform: the same seed, options and platform give the same\n"+
+			"file. See docs/simulate.md.\n\nFlags:\n")
+		printDefaults(fs, w)
+	}
+	if err := parse(fs, args, stdout, help); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
 	if *out == "" {
-		fs.Usage()
-		return errors.New("trace generate: --out: got nothing, want a file or -")
+		return usagef("--out: got nothing, want a file or -")
+	}
+	if err := traceOutput(*output, *out); err != nil {
+		return err
 	}
 	p, err := platform.LoadFileOrDefault(*platformFile)
 	if err != nil {
 		return err
 	}
-	return writeTrace(*out, stdout, func(emit func(trace.Job) error) error {
-		return trace.Generate(p, trace.GenerateOptions{Seed: *seed, Jobs: *jobs, Load: *load}, emit)
+	n := 0
+	err = writeTrace(*out, stdout, func(emit func(trace.Job) error) error {
+		return trace.Generate(p, trace.GenerateOptions{Seed: *seed, Jobs: *jobs, Load: *load}, func(j trace.Job) error { n++; return emit(j) })
 	})
+	if err != nil || *output != "json" {
+		return err
+	}
+	return printSummary(stdout, TraceSummary{Out: *out, Jobs: n})
 }
 
 func convert(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("trace convert", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	platformFile := fs.String("platform", "", "platform whose teams, classes and types to map onto; default: embedded")
 	format := fs.String("format", "", "input format: "+strings.Join(trace.Formats, ", ")+" (required)")
 	in := fs.String("in", "", "input file (required)")
@@ -74,8 +121,18 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	gpi := fs.Int("gpus-per-instance", 8, "GPUs per instance: instances = ceil(gpus / this)")
 	types := fs.String("instance-types", "", "comma-separated instance types to spread jobs over; default: every pool type")
 	class := fs.String("class", "", "class for formats without priorities (gavel); default: the middle class")
-	if err := fs.Parse(args); err != nil {
+	output := fs.String("output", "table", "table: the summary on stderr; json: the summary as JSON on stdout")
+	help := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: trainq trace convert --format %s --in FILE --out FILE [flags]\n\n"+
+			"Convert a public cluster trace into trainq's trace CSV, mapped onto a platform's teams, classes\n"+
+			"and instance types. See docs/simulate.md.\n\nFlags:\n", strings.Join(trace.Formats, "|"))
+		printDefaults(fs, w)
+	}
+	if err := parse(fs, args, stdout, help); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	var missing []string
 	for _, f := range []struct{ flag, value string }{{"--format", *format}, {"--in", *in}, {"--out", *out}} {
@@ -84,11 +141,13 @@ func convert(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(missing) > 0 {
-		fs.Usage()
-		return fmt.Errorf("trace convert: missing %s; --format, --in and --out are all required", strings.Join(missing, ", "))
+		return usagef("missing %s; --format, --in and --out are all required", strings.Join(missing, ", "))
 	}
 	if !slices.Contains(trace.Formats, *format) {
-		return fmt.Errorf("trace convert: --format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
+		return usagef("--format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
+	}
+	if err := traceOutput(*output, *out); err != nil {
+		return err
 	}
 	p, err := platform.LoadFileOrDefault(*platformFile)
 	if err != nil {
@@ -96,7 +155,7 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	}
 	f, err := os.Open(*in)
 	if err != nil {
-		return fmt.Errorf("trace convert: %w", err)
+		return err
 	}
 	defer f.Close()
 	opts := trace.ConvertOptions{Platform: p, GPUsPerInstance: *gpi, Class: *class}
@@ -111,6 +170,9 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *output == "json" {
+		return printSummary(stdout, TraceSummary{Out: *out, Jobs: st.Kept, Rows: st.Rows, Skipped: st.Skipped})
 	}
 	fmt.Fprintf(stderr, "converted %d of %d rows", st.Kept, st.Rows)
 	reasons := make([]string, 0, len(st.Skipped))
