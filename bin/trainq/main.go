@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "trainq: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "trainq: unknown command %q: want submit, status, cancel, reprioritize, simulate, trace, validate or version\nRun 'trainq --help' for usage.\n", cmd)
 		return exitUsage
 	}
 	var u usageError

@@ -29,7 +29,7 @@ func TestUnknownCommandShowsUsage(t *testing.T) {
 		t.Errorf("exit code %d, want 2", code)
 	}
 	for _, cmd := range []string{"submit", "status", "cancel", "reprioritize", "simulate", "trace", "validate"} {
-		if !strings.Contains(errOut.String(), "trainq "+cmd) {
+		if !strings.Contains(errOut.String(), cmd) {
 			t.Errorf("usage does not list %s:\n%s", cmd, errOut.String())
 		}
 	}

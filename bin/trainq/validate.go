@@ -55,13 +55,25 @@ type validatedPlatform struct {
 func validate(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("trainq validate", flag.ContinueOnError)
 	output := flags.String("output", "table", "output format: table or json")
-	if err := parse(flags, args, stdout, validateUsage); err != nil {
-		return err
+	// Flags may come before, between or after the files, up to "--".
+	var files []string
+	for {
+		if err := parse(flags, args, stdout, validateUsage); err != nil {
+			return err
+		}
+		rest := flags.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			files = append(files, rest...)
+			break
+		}
+		files, args = append(files, rest[0]), rest[1:]
 	}
 	if err := checkOutput(*output); err != nil {
 		return err
 	}
-	files := flags.Args()
 	if len(files) == 0 {
 		return &badUsage{"no platform file given; usage: trainq validate FILE…"}
 	}
