@@ -64,6 +64,10 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	var jobs *simulate.JobsCSV
 	var jobsOut *bufio.Writer
 	if *jobsFile != "" {
+		// --report out/ --jobs out/jobs.csv: the directory may not exist yet.
+		if err := os.MkdirAll(filepath.Dir(*jobsFile), 0o755); err != nil {
+			return fmt.Errorf("--jobs: %w", err)
+		}
 		f, err := os.Create(*jobsFile)
 		if err != nil {
 			return fmt.Errorf("--jobs: %w", err)
