@@ -97,7 +97,8 @@ func describePlatform(what string, pp *PlatformProps, queue ITrainingQueue) (*pl
 		if tq, ok := queue.(TrainingQueue); ok {
 			if fp, ok := tq.SchedulingPolicy().(*fairSharePolicy); ok {
 				props := fp.fairShareProps()
-				p.Scheduling.ShareDecaySeconds = &props.ShareDecaySeconds
+				decay := props.shareDecaySeconds()
+				p.Scheduling.ShareDecaySeconds = &decay
 				p.Scheduling.ComputeReservation = &props.ComputeReservation
 			}
 		}

@@ -48,8 +48,10 @@ type FairSharePolicyProps struct {
 	// CloudFormation.
 	SchedulingPolicyName string
 	// ShareDecaySeconds is the period over which past usage counts,
-	// 0–604800. Default: 0 (only current usage counts).
-	ShareDecaySeconds int
+	// 0–604800; 0 is AWS Batch's minimum window of 600 s (API reference,
+	// FairsharePolicy.shareDecaySeconds). Default: 3600, the platform file's
+	// default (platform.DefaultShareDecaySeconds).
+	ShareDecaySeconds *int
 	// ComputeReservation reserves (r/100)^activeShares of the pool for share
 	// identifiers that are not active yet, 0–99. Default: 0.
 	ComputeReservation int
@@ -58,6 +60,14 @@ type FairSharePolicyProps struct {
 	Shares []FairShare
 	// Tags are added to the policy. Default: none.
 	Tags map[string]string
+}
+
+// shareDecaySeconds is ShareDecaySeconds with its default.
+func (p FairSharePolicyProps) shareDecaySeconds() int {
+	if p.ShareDecaySeconds == nil {
+		return platform.DefaultShareDecaySeconds
+	}
+	return *p.ShareDecaySeconds
 }
 
 // FairSharePolicy is an AWS::Batch::SchedulingPolicy with a fair-share
@@ -116,7 +126,7 @@ func (p *fairSharePolicy) render() {
 		}
 	}
 	p.resource.SetFairsharePolicy(&awsbatch.CfnSchedulingPolicy_FairsharePolicyProperty{
-		ShareDecaySeconds:  jsii.Number(p.props.ShareDecaySeconds),
+		ShareDecaySeconds:  jsii.Number(p.props.shareDecaySeconds()),
 		ComputeReservation: jsii.Number(p.props.ComputeReservation),
 		ShareDistribution:  &dist,
 	})
@@ -135,8 +145,8 @@ func validateFairShare(props *FairSharePolicyProps, shares []FairShare) []error 
 	if props.SchedulingPolicyName != "" && !batchrules.ValidName(props.SchedulingPolicyName) {
 		errs = append(errs, fmt.Errorf("SchedulingPolicyName is %q; want 1-128 letters, digits, '-' or '_'", props.SchedulingPolicyName))
 	}
-	if props.ShareDecaySeconds < 0 || props.ShareDecaySeconds > platform.MaxShareDecaySeconds {
-		errs = append(errs, fmt.Errorf("ShareDecaySeconds is %d; want 0 to %d", props.ShareDecaySeconds, platform.MaxShareDecaySeconds))
+	if d := props.shareDecaySeconds(); d < 0 || d > platform.MaxShareDecaySeconds {
+		errs = append(errs, fmt.Errorf("ShareDecaySeconds is %d; want 0 to %d", d, platform.MaxShareDecaySeconds))
 	}
 	if props.ComputeReservation < 0 || props.ComputeReservation > platform.MaxComputeReservation {
 		errs = append(errs, fmt.Errorf("ComputeReservation is %d; want 0 to %d", props.ComputeReservation, platform.MaxComputeReservation))

@@ -94,8 +94,8 @@ func TestFairSharePolicyValidation(t *testing.T) {
 		shares []FairShare
 		want   []string
 	}{
-		{"weights and a decay within range are valid", FairSharePolicyProps{ShareDecaySeconds: 3600}, []FairShare{{"a", 0.5}, {"b", 2}}, nil},
-		{"a share decay above a week is refused", FairSharePolicyProps{ShareDecaySeconds: 604801}, nil, []string{"ShareDecaySeconds is 604801", "0 to 604800"}},
+		{"weights and a decay within range are valid", FairSharePolicyProps{ShareDecaySeconds: intp(3600)}, []FairShare{{"a", 0.5}, {"b", 2}}, nil},
+		{"a share decay above a week is refused", FairSharePolicyProps{ShareDecaySeconds: intp(604801)}, nil, []string{"ShareDecaySeconds is 604801", "0 to 604800"}},
 		{"a reservation of 100 is refused", FairSharePolicyProps{ComputeReservation: 100}, nil, []string{"ComputeReservation is 100", "0 to 99"}},
 		{"a weight of 1000 is refused", FairSharePolicyProps{}, []FairShare{{"a", 1000}}, []string{"Shares[0].WeightFactor is 1000", "0.0001 to 999.9999"}},
 		{"a share identifier with a dash is refused", FairSharePolicyProps{}, []FairShare{{"team-a", 1}}, []string{`Shares[0].ShareIdentifier is "team-a"`, "letters, digits or '_'"}},

@@ -161,7 +161,7 @@ func poolProps(p *platform.Platform) *tq.CapacityPoolProps {
 func schedulingPolicy(stack awscdk.Stack, p *platform.Platform) tq.ISchedulingPolicy {
 	if p.Scheduling.Mode == platform.ModeFairShare {
 		fs := &tq.FairSharePolicyProps{
-			ShareDecaySeconds:  *p.Scheduling.ShareDecaySeconds,
+			ShareDecaySeconds:  p.Scheduling.ShareDecaySeconds,
 			ComputeReservation: *p.Scheduling.ComputeReservation,
 		}
 		for _, t := range p.Teams {
