@@ -29,6 +29,7 @@ const (
 	AlarmPollerErrors         = "poller-errors"
 	AlarmEventsRejected       = "events-rejected"
 	AlarmEventDeadLetters     = "event-dead-letters"
+	AlarmQueueBlocked         = "queue-blocked"
 )
 
 // AlarmJobFailed names the alarm on any failed job of class.
@@ -346,6 +347,16 @@ func (f *AlarmFactory) AddPipelineAlarms(p MonitoringPipeline) {
 		p.Queue().Metric(metrics.EventsRejected, nil, sum5))
 	f.fnAlarm(AlarmEventDeadLetters, "Batch events could not be delivered to the observer and wait in the dead-letter queue",
 		p.DeadLetterQueue().MetricApproximateNumberOfMessagesVisible(statPeriod("Maximum", 5*minute, "")))
+	// AWS Batch sends "Batch Service Job Queue Blocked" when the job at the
+	// head of the queue cannot run and every job behind it waits: an outage
+	// of the platform. The metric exists only when such an event arrives,
+	// so missing data means nothing is blocked.
+	f.AddAlarm(AlarmQueueBlocked, &AlarmProps{
+		Description: "AWS Batch reported the queue blocked by the job at its head (Batch Service Job Queue Blocked) in the last 5 minutes; " +
+			"the observer's log names the job and the reason. Missing data: no such event, not breaching.",
+		Metric:    p.Queue().Metric(metrics.QueueBlocked, nil, sum5),
+		Threshold: 1,
+	})
 }
 
 func (f *AlarmFactory) fnAlarm(name, what string, metric awscloudwatch.IMetric) {

@@ -124,7 +124,7 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 		Description: jsii.String("Batch service-job state changes of " + queueName),
 		EventPattern: &awsevents.EventPattern{
 			Source:     jsii.Strings(contract.BatchEventSource),
-			DetailType: jsii.Strings(contract.BatchServiceJobEvent),
+			DetailType: jsii.Strings(contract.BatchEventDetailTypes()...),
 			Detail:     &map[string]interface{}{"jobQueue": []interface{}{props.Queue.JobQueueArn()}},
 		},
 		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(obs.fn, &awseventstargets.LambdaFunctionProps{

@@ -261,8 +261,10 @@ func TestAlarmsFollowTheActionStrategyAndOneNamingRule(t *testing.T) {
 			t.Errorf("alarm %s notifies %v, want my topic %s", name, got, topic)
 		}
 	}
-	if len(quiet) != 5 {
-		t.Errorf("quiet pipeline alarms %v, want the pipeline's 5", quiet)
+	// The pipeline's alarms: observer errors and throttles, poller errors,
+	// events rejected, event dead letters, queue blocked.
+	if len(quiet) != 6 {
+		t.Errorf("quiet pipeline alarms %v, want the pipeline's 6", quiet)
 	}
 	sort.Strings(names)
 	want := []string{"team-" + tq.AlarmIdleCapacity, "team-" + tq.AlarmJobFailed("production"),

@@ -41,8 +41,11 @@ func TestJobEventsOfThisQueueOnlyReachTheObserver(t *testing.T) {
 		}
 		found = true
 		want := map[string]any{
-			"source":      []any{contract.BatchEventSource},
-			"detail-type": []any{contract.BatchServiceJobEvent},
+			"source": []any{contract.BatchEventSource},
+			// Job state changes, and AWS Batch's signal that the job at the
+			// head of the queue blocks it (AWS Batch user guide, "Batch
+			// Service Job Queue Blocked events").
+			"detail-type": []any{"Batch Service Job State Change", "Batch Service Job Queue Blocked"},
 			"detail":      map[string]any{"jobQueue": []any{getAtt(queueID, "JobQueueArn")}},
 		}
 		if diff := cmp.Diff(want, r["EventPattern"]); diff != "" {
@@ -170,10 +173,25 @@ func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
 				t.Errorf("submitter-errors pages on errorTypes (-want +got):\n%s", diff)
 			}
 			for _, name := range []string{tq.AlarmSubmitterErrors, tq.AlarmSubmitterThrottles, tq.AlarmSubmitterDeadLetters,
-				tq.AlarmObserverErrors, tq.AlarmPollerErrors, tq.AlarmEventDeadLetters} {
+				tq.AlarmObserverErrors, tq.AlarmPollerErrors, tq.AlarmEventDeadLetters, tq.AlarmQueueBlocked} {
 				if _, ok := alarms[p.Name+"-"+name]; !ok {
 					t.Errorf("no alarm %s-%s", p.Name, name)
 				}
+			}
+			// A blocked queue pages on the first event of 5 minutes; no
+			// event, no data, is not blocked.
+			blocked := alarms[p.Name+"-"+tq.AlarmQueueBlocked]
+			for key, want := range map[string]any{
+				"MetricName": metrics.QueueBlocked.Name, "Namespace": metrics.Namespace, "Statistic": "Sum", "Period": float64(300),
+				"Threshold": float64(1), "ComparisonOperator": "GreaterThanOrEqualToThreshold", "EvaluationPeriods": float64(1),
+				"TreatMissingData": "notBreaching",
+			} {
+				if got := blocked[key]; got != want {
+					t.Errorf("queue-blocked alarm %s = %v, want %v", key, got, want)
+				}
+			}
+			if dims := asList(blocked["Dimensions"]); len(dims) != 1 || get(dims[0], "Name") != metrics.Queue || get(dims[0], "Value") != p.JobQueueName() {
+				t.Errorf("queue-blocked alarm dimensions %v, want Queue=%s only", blocked["Dimensions"], p.JobQueueName())
 			}
 		})
 	}
