@@ -3,6 +3,7 @@ package submit
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/trainq/trainq/contract"
 	"strings"
 )
 
@@ -43,14 +44,7 @@ func (tj trainingJob) ensure(key string) map[string]any {
 }
 
 // wholeNumber reads a JSON whole number.
-func wholeNumber(v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	i, err := n.Int64()
-	return i, err == nil
-}
+func wholeNumber(v any) (int64, bool) { return contract.WholeNumber(v) }
 
 // marshal encodes the payload compactly; keys come out sorted, so the same
 // request always gives the same bytes (Batch compares payloads of retries).

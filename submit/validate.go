@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
@@ -48,22 +46,6 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 		}
 	}
 
-	switch {
-	case req.JobName == "":
-		ps.Add("jobName", nil, "a job name (letters, digits, '-' and '_')")
-	case len(req.JobName) > contract.MaxJobNameLength || !batchrules.ValidName(req.JobName):
-		ps.Addf("jobName", req.JobName, "1 to %d letters, digits, '-' or '_'", contract.MaxJobNameLength)
-	}
-
-	team, ok := p.Team(req.Team)
-	switch {
-	case req.Team == "":
-		ps.Addf("team", nil, "a team (%s)", strings.Join(p.TeamNames(), ", "))
-	case !ok:
-		ps.Addf("team", req.Team, "a team of the platform (%s)", strings.Join(p.TeamNames(), ", "))
-	}
-	pl.team = team
-
 	className := req.Class
 	if caller.Class != "" {
 		if req.Class != "" && req.Class != caller.Class {
@@ -71,81 +53,33 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 		}
 		className = caller.Class
 	}
+	ps = append(ps, contract.CheckSubmit(p, req, contract.CheckOptions{Class: className})...)
+
+	team, _ := p.Team(req.Team)
+	pl.team = team
 	class, ok := p.Class(className)
-	switch {
-	case className == "":
-		ps.Addf("class", nil, "a class (%s), or invoke the function through the class's alias", strings.Join(p.ClassNames(), ", "))
-	case !ok:
-		ps.Addf("class", className, "a class of the platform (%s)", strings.Join(p.ClassNames(), ", "))
-	}
 	pl.class = class
-
-	if req.Priority != nil {
-		if *req.Priority < 0 || *req.Priority > platform.RequestPriorityMax {
-			ps.Addf("priority", *req.Priority, "0 to %d (placed inside the class's band)", platform.RequestPriorityMax)
-		} else {
-			pl.priority = *req.Priority
-		}
-	}
-
-	if utf8.RuneCountInString(req.IdempotencyKey) > contract.MaxIdempotencyKeyLength {
-		ps.Addf("idempotencyKey", req.IdempotencyKey, "at most %d characters", contract.MaxIdempotencyKeyLength)
+	if v := req.Priority; v != nil && *v >= 0 && *v <= platform.RequestPriorityMax {
+		pl.priority = *v
 	}
 	pl.token = clientToken(req.Team, req.IdempotencyKey, caller.RequestID)
 	pl.batchJobName = req.JobName + "-" + pl.token[:contract.JobNameSuffixLength]
 
 	pl.attempts = class.Attempts()
-	if req.Retries != nil {
-		switch most := pl.attempts - 1; {
-		case *req.Retries < 0:
-			ps.Add("retries", *req.Retries, "at least 0, at most the class's retries")
-		case ok && *req.Retries > most:
-			ps.Addf("retries", *req.Retries, "0 to %d (the %s class's retries)", most, class.Name)
-		default:
-			pl.attempts = *req.Retries + 1
-		}
+	if v := req.Retries; v != nil && *v >= 0 && *v <= pl.attempts-1 {
+		pl.attempts = *v + 1
 	}
 	pl.runtime = class.MaxRuntimeSeconds
-	if req.MaxRuntimeSeconds != nil {
-		switch v := *req.MaxRuntimeSeconds; {
-		case v < 1:
-			ps.Add("maxRuntimeSeconds", v, "at least 1, at most the class's maximum")
-		case ok && v > class.MaxRuntimeSeconds:
-			ps.Addf("maxRuntimeSeconds", v, "1 to %d (the %s class's maximum)", class.MaxRuntimeSeconds, class.Name)
-		default:
-			pl.runtime = v
-		}
+	if v := req.MaxRuntimeSeconds; v != nil && *v >= 1 && (!ok || *v <= class.MaxRuntimeSeconds) {
+		pl.runtime = *v
 	}
 
-	pl.tags = h.validateTags(&ps, req.Tags)
-	h.validateInstanceTypes(&ps, req.InstanceTypes, team)
+	pl.tags = make(map[string]string, len(req.Tags)+4)
+	for k, v := range req.Tags {
+		pl.tags[k] = v
+	}
 	h.validateTrainingJob(&ps, &denied, pl, req, ok)
 	return pl, ps, denied
-}
-
-func (h *Handler) validateTags(ps *problems, tags map[string]string) map[string]string {
-	if len(tags) > contract.MaxCallerTags {
-		ps.Addf("tags", fmt.Sprintf("%d tags", len(tags)), "at most %d tags", contract.MaxCallerTags)
-	}
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make(map[string]string, len(tags)+4)
-	for _, k := range keys {
-		lk := strings.ToLower(k)
-		switch {
-		case strings.HasPrefix(lk, contract.TagPrefix) || strings.HasPrefix(lk, "aws:"):
-			ps.Add("tags."+k, k, "a key not starting with trainq: or aws: (reserved)")
-		case k == "" || utf8.RuneCountInString(k) > batchrules.MaxTagKeyLength:
-			ps.Addf("tags", k, "keys of 1 to %d characters", batchrules.MaxTagKeyLength)
-		case utf8.RuneCountInString(tags[k]) > batchrules.MaxTagValueLength:
-			ps.Addf("tags."+k, tags[k], "a value of at most %d characters", batchrules.MaxTagValueLength)
-		}
-		out[k] = tags[k]
-	}
-	return out
 }
 
 // quotaMode reports whether the queue uses quota shares.
@@ -165,31 +99,6 @@ func (h *Handler) teamTypes(team platform.Team) []string {
 	return out
 }
 
-// checkTeamQuota adds a problem when, in quota mode, team (if known) has no
-// quota for instance type it: such a job could never run.
-func (h *Handler) checkTeamQuota(ps *problems, field, it string, team platform.Team) {
-	if !h.quotaMode() || team.Name == "" || team.CapacityOf(it) > 0 {
-		return
-	}
-	ps.Addf(field, it, "an instance type team %s has a quota for (%s)", team.Name, strings.Join(h.teamTypes(team), ", "))
-}
-
-func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platform.Team) {
-	seen := map[string]bool{}
-	for i, it := range types {
-		f := fmt.Sprintf("instanceTypes[%d]", i)
-		if !h.allowed[it] {
-			ps.Addf(f, it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
-		} else {
-			h.checkTeamQuota(ps, f, it, team)
-		}
-		if seen[it] {
-			ps.Add(f, it, "each instance type once")
-		}
-		seen[it] = true
-	}
-}
-
 // validateTrainingJob checks the SageMaker request and fills in what trainq
 // decides: role, name, runtime, instance type and count. trainq's own rules
 // come first (the role is pinned, heterogeneous clusters are refused, the
@@ -199,8 +108,7 @@ func (h *Handler) validateInstanceTypes(ps *problems, types []string, team platf
 // classOK says whether the class is known (so that its limits apply).
 func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contract.Request, classOK bool) {
 	if len(req.TrainingJob) == 0 {
-		ps.Add("trainingJob", nil, "a SageMaker CreateTrainingJob request object")
-		return
+		return // contract.CheckSubmit reported it
 	}
 	tj, ok := decodeTrainingJob(req.TrainingJob)
 	if !ok {
@@ -208,7 +116,8 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 		return
 	}
 	pl.payload = tj
-	before, deniedBefore := len(*ps), len(*denied)
+	// contract.CheckSubmit's problems of the training job count as reported.
+	before, deniedBefore := 0, len(*denied)
 
 	switch role := tj["RoleArn"].(type) {
 	case nil:
@@ -233,29 +142,16 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 	pl.instanceCount = 1
 	var payloadType string
 	if rc != nil {
-		if _, ok := rc["InstanceGroups"]; ok {
-			ps.Add("trainingJob.ResourceConfig.InstanceGroups", contract.Shown("a value"), "no value (heterogeneous clusters are not supported; use InstanceType and InstanceCount)")
-		}
 		switch it := rc["InstanceType"].(type) {
 		case nil:
 		case string:
-			payloadType = it
-			if !h.allowed[it] {
-				ps.Addf("trainingJob.ResourceConfig.InstanceType", it, "an instance type of the pool (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
-			} else if len(req.InstanceTypes) > 0 && !contains(req.InstanceTypes, it) {
-				ps.Addf("trainingJob.ResourceConfig.InstanceType", it, "one of instanceTypes (%s), or no value", strings.Join(req.InstanceTypes, ", "))
-			} else if len(req.InstanceTypes) == 0 {
-				h.checkTeamQuota(ps, "trainingJob.ResourceConfig.InstanceType", it, pl.team)
-			}
+			payloadType = it // contract.CheckSubmit checks it
 		default:
 			ps.Add("trainingJob.ResourceConfig.InstanceType", contract.Shown(valueKind(it)), "a string, or no value")
 		}
 		if v, present := rc["InstanceCount"]; present {
-			n, ok := wholeNumber(v)
-			if !ok || n < 1 || n > math.MaxInt32 {
-				ps.Add("trainingJob.ResourceConfig.InstanceCount", contract.Shown(valueKind(v)), "a whole number of at least 1")
-			} else {
-				pl.instanceCount = n
+			if n, ok := wholeNumber(v); ok && n >= 1 && n <= math.MaxInt32 {
+				pl.instanceCount = n // else contract.CheckSubmit reported it
 			}
 		}
 	}
@@ -279,13 +175,8 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 		sc = nil
 	}
 	if v, present := sc["MaxRuntimeInSeconds"]; present {
-		n, ok := wholeNumber(v)
-		switch {
-		case !ok || n < 1:
-			ps.Add("trainingJob.StoppingCondition.MaxRuntimeInSeconds", contract.Shown(valueKind(v)), "a whole number of at least 1")
-		case classOK && n > int64(pl.class.MaxRuntimeSeconds):
-			ps.Addf("trainingJob.StoppingCondition.MaxRuntimeInSeconds", n, "at most %d (the %s class's maximum)", pl.class.MaxRuntimeSeconds, pl.class.Name)
-		case n < int64(pl.runtime):
+		// contract.CheckSubmit reports a runtime out of range.
+		if n, ok := wholeNumber(v); ok && n >= 1 && (!classOK || n <= int64(pl.class.MaxRuntimeSeconds)) && n < int64(pl.runtime) {
 			pl.runtime = int(n)
 		}
 	}
@@ -321,21 +212,7 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 }
 
 // valueKind names a decoded JSON value for a message.
-func valueKind(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "nothing"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case string:
-		return contract.Show(v)
-	case bool:
-		return fmt.Sprint(v)
-	}
-	return fmt.Sprint(v)
-}
+func valueKind(v any) string { return contract.ValueKind(v) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
