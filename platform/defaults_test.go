@@ -208,8 +208,8 @@ func TestExplicitValuesAreKept(t *testing.T) {
 		Submission: Submission{
 			InstanceTypes: []string{"ml.g5.48xlarge", "ml.p5.48xlarge"},
 			Submitters: []Submitter{
-				{RoleARN: "arn:aws:iam::210987654321:role/vision/pipeline", Classes: []string{"urgent", "batch"}},
-				{RoleARN: "arn:aws:iam::210987654321:role/notebooks", Classes: []string{"batch"}},
+				{RoleARN: "arn:aws:iam::210987654321:role/vision/pipeline", Classes: []string{"urgent", "batch"}, Teams: []string{"detection", "segmentation_v2"}},
+				{RoleARN: "arn:aws:iam::210987654321:role/notebooks", Classes: []string{"batch"}, Teams: []string{"labeling"}},
 			},
 		},
 		Training: Training{

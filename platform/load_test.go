@@ -116,6 +116,7 @@ func TestManyMistakesAreListedAtOnce(t *testing.T) {
 		"monitoring.logRetentionDays",
 		"submission.submitters[0].roleArn",
 		"submission.submitters[0].classes[1]",
+		"submission.submitters[0].teams",
 	}
 	_, err := Parse(data)
 	ps := problemsOf(t, err)
@@ -127,10 +128,10 @@ func TestManyMistakesAreListedAtOnce(t *testing.T) {
 			t.Errorf("problem %+v lacks a field, value or allowed range", p)
 		}
 	}
-	// 15 mistakes: a heading and one "  - field: got …, want …" line each.
+	// 16 mistakes: a heading and one "  - field: got …, want …" line each.
 	lines := strings.Split(err.Error(), "\n")
-	if lines[0] != "invalid platform (15 problems):" || len(lines) != 16 {
-		t.Errorf("error text has heading %q and %d lines, want \"invalid platform (15 problems):\" and 16:\n%v", lines[0], len(lines), err)
+	if lines[0] != "invalid platform (16 problems):" || len(lines) != 17 {
+		t.Errorf("error text has heading %q and %d lines, want \"invalid platform (16 problems):\" and 17:\n%v", lines[0], len(lines), err)
 	}
 	for i, p := range ps {
 		if i+1 < len(lines) && lines[i+1] != "  - "+p.Field+": got "+p.Value+", want "+p.Allowed {

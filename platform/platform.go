@@ -201,6 +201,31 @@ type Team struct {
 	// InSharePreemption (quota only) lets a higher-priority job preempt a
 	// lower-priority one of the same share. Default: true.
 	InSharePreemption *bool `json:"inSharePreemption,omitempty"`
+	// Training lists what this team's execution role may reach besides the
+	// team's prefix of the artifacts bucket and the platform-wide training
+	// locations. Default: nothing more.
+	Training *TeamTraining `json:"training,omitempty"`
+}
+
+// TeamTraining lists S3 locations and ECR repositories only one team's jobs
+// may reach, written as in Training.
+type TeamTraining struct {
+	// S3Read are S3 locations the team's jobs may read. Default: none.
+	S3Read []string `json:"s3Read,omitempty"`
+	// S3Write are S3 locations the team's jobs may read and write.
+	// Default: none.
+	S3Write []string `json:"s3Write,omitempty"`
+	// ECRRepositories are ECR repositories (in the stack's account and
+	// region) the team's jobs may pull from. Default: none.
+	ECRRepositories []string `json:"ecrRepositories,omitempty"`
+}
+
+// TrainingOf returns the team's own training locations (empty when none).
+func (t Team) TrainingOf() TeamTraining {
+	if t.Training == nil {
+		return TeamTraining{}
+	}
+	return *t.Training
 }
 
 // BorrowLimit returns the borrow limit in percent, -1 meaning unlimited.
@@ -266,12 +291,18 @@ type Submission struct {
 	Submitters []Submitter `json:"submitters,omitempty"`
 }
 
-// Submitter grants an existing IAM role the right to submit some classes.
+// Submitter grants an existing IAM role the right to submit some classes
+// for some teams: every (class, team) pair of the two lists.
 type Submitter struct {
 	// RoleARN is the ARN of an existing IAM role.
 	RoleARN string `json:"roleArn"`
 	// Classes are the class names the role may submit.
 	Classes []string `json:"classes"`
+	// Teams are the team names the role may submit for. Required: a
+	// submitter without teams is refused rather than granted every team
+	// (list them all to mean that), so that no grant reaches a team's quota
+	// share unnamed.
+	Teams []string `json:"teams"`
 }
 
 // Training lists what the SageMaker execution role may reach, beyond the

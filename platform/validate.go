@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/mail"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -300,6 +301,28 @@ func (p *Platform) validateSubmission(ps *Problems) {
 			if _, ok := p.Class(c); !ok {
 				ps.Addf(fmt.Sprintf("%s.classes[%d]", f, j), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
 			}
+			if slices.Index(sub.Classes, c) < j {
+				ps.Add(fmt.Sprintf("%s.classes[%d]", f, j), c, "each class once")
+			}
+		}
+		if len(sub.Teams) == 0 {
+			ps.Addf(f+".teams", "[]", "at least one team name (%s); list every team to grant them all", strings.Join(p.TeamNames(), ", "))
+		}
+		for j, t := range sub.Teams {
+			if _, ok := p.Team(t); !ok {
+				ps.Addf(fmt.Sprintf("%s.teams[%d]", f, j), t, "a team name (%s)", strings.Join(p.TeamNames(), ", "))
+			}
+			if slices.Index(sub.Teams, t) < j {
+				ps.Add(fmt.Sprintf("%s.teams[%d]", f, j), t, "each team once")
+			}
+		}
+	}
+}
+
+func checkECRRepositories(ps *Problems, field string, repos []string) {
+	for i, r := range repos {
+		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern.MatchString(r) {
+			ps.Add(fmt.Sprintf("%s[%d]", field, i), r, "an ECR repository name such as ml/trainer")
 		}
 	}
 }
@@ -315,10 +338,13 @@ func (p *Platform) validateTraining(ps *Problems) {
 	}
 	checkURIs("training.s3Read", t.S3Read)
 	checkURIs("training.s3Write", t.S3Write)
-	for i, r := range t.ECRRepositories {
-		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern.MatchString(r) {
-			ps.Add(fmt.Sprintf("training.ecrRepositories[%d]", i), r, "an ECR repository name such as ml/trainer")
-		}
+	checkECRRepositories(ps, "training.ecrRepositories", t.ECRRepositories)
+	for i, team := range p.Teams {
+		tt := team.TrainingOf()
+		f := fmt.Sprintf("teams[%d].training", i)
+		checkURIs(f+".s3Read", tt.S3Read)
+		checkURIs(f+".s3Write", tt.S3Write)
+		checkECRRepositories(ps, f+".ecrRepositories", tt.ECRRepositories)
 	}
 	if v := t.VPC; v != nil {
 		checkIDs(ps, "training.vpc.subnets", v.Subnets, maxTrainingSubnets, subnetIDPattern,

@@ -553,12 +553,12 @@ var rejectCases = []rejectCase{
 	// Submission.
 	{
 		name: "a submitter role ARN with an 11-digit account is refused",
-		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::12345678901:role/pipeline", "classes": []any{"research"}}}),
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::12345678901:role/pipeline", "classes": []any{"research"}, "teams": []any{"search-ranking"}}}),
 		field: "submission.submitters[0].roleArn", value: "arn:aws:iam::12345678901:role/pipeline", allowed: []string{"arn:aws:iam::123456789012:role/"},
 	},
 	{
 		name: "a submitter given a user ARN instead of a role is refused",
-		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:user/alice", "classes": []any{"research"}}}),
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:user/alice", "classes": []any{"research"}, "teams": []any{"search-ranking"}}}),
 		field: "submission.submitters[0].roleArn", value: "user/alice", allowed: []string{"IAM role ARN"},
 	},
 	{
@@ -566,18 +566,44 @@ var rejectCases = []rejectCase{
 		// after role/ are refused in every partition (platform used to bound
 		// the whole ARN, which let the aws partition have 519).
 		name: "a submitter role whose path and name have 513 characters is refused",
-		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/" + strings.Repeat("r", 513), "classes": []any{"research"}}}),
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/" + strings.Repeat("r", 513), "classes": []any{"research"}, "teams": []any{"search-ranking"}}}),
 		field: "submission.submitters[0].roleArn", value: "role/rrr", allowed: []string{"IAM role ARN"},
 	},
 	{
 		name: "a submitter without classes is refused",
-		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{}}}),
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{}, "teams": []any{"search-ranking"}}}),
 		field: "submission.submitters[0].classes", allowed: []string{"at least one class"},
 	},
 	{
 		name: "a submitter granted a class that does not exist names the classes",
-		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research", "admin"}}}),
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research", "admin"}, "teams": []any{"search-ranking"}}}),
 		field: "submission.submitters[0].classes[1]", value: "admin", allowed: []string{"production", "research", "sweep"},
+	},
+
+	{
+		name: "a submitter without teams is refused, not granted every team",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research"}}}),
+		field: "submission.submitters[0].teams", allowed: []string{"at least one team name (search-ranking, search-research)", "list every team"},
+	},
+	{
+		name: "a submitter granted a team that does not exist names the teams",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research"}, "teams": []any{"search-ranking", "ads"}}}),
+		field: "submission.submitters[0].teams[1]", value: "ads", allowed: []string{"search-ranking, search-research"},
+	},
+	{
+		name: "a submitter granted a team twice is refused",
+		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research"}, "teams": []any{"search-ranking", "search-ranking"}}}),
+		field: "submission.submitters[0].teams[1]", value: "search-ranking", allowed: []string{"each team once"},
+	},
+	{
+		name: "a team's own S3 location with a wildcard is refused",
+		base: quotaDoc, change: to("teams.0.training", doc{"s3Read": []any{"s3://datasets/ranking/*"}}),
+		field: "teams[0].training.s3Read[0]", value: "s3://datasets/ranking/*", allowed: []string{"'*' is an IAM wildcard"},
+	},
+	{
+		name: "a team's own ECR repository that is not a repository name is refused",
+		base: quotaDoc, change: to("teams.1.training", doc{"ecrRepositories": []any{"ML/Trainer"}}),
+		field: "teams[1].training.ecrRepositories[0]", value: "ML/Trainer", allowed: []string{"ECR repository name"},
 	},
 
 	// Training access.
