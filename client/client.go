@@ -1,9 +1,9 @@
 // Package client is the trainq CLI's job commands: submit, status, cancel
 // and reprioritize. Each invokes the platform's submission Lambda with the
 // caller's own AWS credentials (the SDK's standard configuration, so
-// AWS_ENDPOINT_URL_LAMBDA, profiles and regions work as usual); submit goes
-// through the alias of the requested class, which is how IAM decides who
-// may use which class.
+// AWS_ENDPOINT_URL_LAMBDA, profiles and regions work as usual) through the
+// alias of the requested class and team (platform.SubmitAliasName), which is
+// how IAM decides who may use which class for which team.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package client
@@ -84,6 +84,7 @@ type cmd struct {
 	function string
 	region   string
 	class    string
+	team     string
 	output   string
 	// unqualified invokes the function without an alias (job commands,
 	// operators only).
@@ -134,9 +135,9 @@ func (t tagFlag) Set(v string) error {
 }
 
 // submitNotes is what submit's help says before its flags.
-const submitNotes = `--class is required: it selects the function alias (trainq-submit:CLASS), and
-permission to invoke that alias is permission to use the class. Give it, or the
-request file's "class".
+const submitNotes = `--class and --team are required: they select the function alias
+(trainq-submit:CLASS-TEAM), and permission to invoke that alias is permission to
+use the class for the team. Give them, or the request file's "class" and "team".
 
 --training-job FILE is a SageMaker CreateTrainingJob request in JSON, as the API
 spells it (PascalCase members: AlgorithmSpecification, OutputDataConfig,
@@ -206,6 +207,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 		if set["team"] {
 			out.Team = req.Team
 		}
+		c.team = out.Team
 		if set["idempotency-key"] {
 			out.IdempotencyKey = req.IdempotencyKey
 		}
@@ -243,7 +245,10 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			c.class = out.Class
 		}
 		if c.class == "" {
-			return out, usagef("--class is required: it selects the function alias that grants the class")
+			return out, usagef("--class is required: with --team it selects the function alias that grants the class for the team")
+		}
+		if c.team == "" {
+			return out, usagef("--team is required: with --class it selects the function alias that grants the class for the team")
 		}
 		if out.Class != "" && out.Class != c.class {
 			return out, usagef("--class %q and the request's class %q differ", c.class, out.Class)
@@ -270,28 +275,29 @@ func (c *cmd) jobFlags(action string) func() (contract.Request, error) {
 	c.positional = "JOB_ID"
 	var priority int
 	var reason string
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class (operators only: it may act on any class's jobs)")
+	c.fs.StringVar(&c.team, "team", "", "team of the job (required with --class): with --class it selects the function alias, which acts on jobs of that class and team only")
+	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team (operators only: it may act on any class's and team's jobs)")
 	switch action {
 	case contract.ActionDescribe:
-		c.examples = []string{"trainq status --class research 4f2a9c1e-0000-4000-8000-000000000001", "trainq status --unqualified --output json JOB_ID"}
+		c.examples = []string{"trainq status --class research --team search-ranking 4f2a9c1e-0000-4000-8000-000000000001", "trainq status --unqualified --output json JOB_ID"}
 	case contract.ActionCancel:
 		c.fs.StringVar(&reason, "reason", "", "why the job is cancelled (default: "+contract.DefaultCancelReason+")")
-		c.examples = []string{"trainq cancel --class research --reason 'wrong dataset' JOB_ID"}
+		c.examples = []string{"trainq cancel --class research --team search-ranking --reason 'wrong dataset' JOB_ID"}
 	case contract.ActionReprioritize:
 		c.fs.IntVar(&priority, "priority", 0, "new priority inside the job's class band, 0-99 (required)")
-		c.examples = []string{"trainq reprioritize --class research --priority 90 JOB_ID"}
+		c.examples = []string{"trainq reprioritize --class research --team search-ranking --priority 90 JOB_ID"}
 	}
 	return func() (contract.Request, error) {
 		if c.fs.NArg() != 1 {
 			return contract.Request{}, usagef("want exactly one JOB_ID argument, got %d", c.fs.NArg())
 		}
 		switch {
-		case c.class == "" && !c.unqualified:
-			return contract.Request{}, usagef("--class is required: it selects the function alias you may invoke " +
-				"(any class's alias may show a job; cancel and reprioritize need the job's own class), " +
+		case (c.class == "" || c.team == "") && !c.unqualified:
+			return contract.Request{}, usagef("--class and --team are required: they select the function alias you may invoke " +
+				"(it acts on jobs of its class and team only), " +
 				"or --unqualified to invoke the function without an alias (operators only)")
-		case c.class != "" && c.unqualified:
-			return contract.Request{}, usagef("--class and --unqualified exclude each other")
+		case (c.class != "" || c.team != "") && c.unqualified:
+			return contract.Request{}, usagef("--class and --team exclude --unqualified")
 		}
 		req := contract.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
 		if action == contract.ActionReprioritize {
@@ -336,12 +342,12 @@ func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Respo
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	in := &lambda.InvokeInput{FunctionName: aws.String(name), Payload: payload}
-	if c.class != "" {
-		in.Qualifier = aws.String(c.class)
+	if q := c.qualifier(); q != "" {
+		in.Qualifier = aws.String(q)
 	}
 	out, err := lambda.NewFromConfig(cfg).Invoke(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("invoke %s: %w", qualified(name, c.class), err)
+		return nil, fmt.Errorf("invoke %s: %w", qualified(name, c.qualifier()), err)
 	}
 	if out.FunctionError != nil {
 		fe := &contract.FunctionError{}
@@ -352,7 +358,7 @@ func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Respo
 	}
 	var resp contract.Response
 	if err := json.Unmarshal(out.Payload, &resp); err != nil {
-		return nil, fmt.Errorf("decode answer of %s: %w", qualified(name, c.class), err)
+		return nil, fmt.Errorf("decode answer of %s: %w", qualified(name, c.qualifier()), err)
 	}
 	return &resp, nil
 }
@@ -371,7 +377,7 @@ func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
 	if err != nil {
 		return err
 	}
-	d := DryRun{DryRun: true, Function: name, Qualifier: c.class, Request: req}
+	d := DryRun{DryRun: true, Function: name, Qualifier: c.qualifier(), Request: req}
 	if c.output == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -381,8 +387,16 @@ func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	_, err = fmt.Fprintf(w, "dry run: the request is valid for the platform; nothing was sent.\nwould invoke %s with:\n%s\n", qualified(name, c.class), b)
+	_, err = fmt.Fprintf(w, "dry run: the request is valid for the platform; nothing was sent.\nwould invoke %s with:\n%s\n", qualified(name, c.qualifier()), b)
 	return err
+}
+
+// qualifier is the alias of --class and --team, or "" (unqualified).
+func (c *cmd) qualifier() string {
+	if c.class == "" {
+		return ""
+	}
+	return platform.SubmitAliasName(c.class, c.team)
 }
 
 func qualified(name, qualifier string) string {

@@ -77,8 +77,8 @@ func TestSubmitInvokesTheClassAliasWithTheRequest(t *testing.T) {
 		t.Fatalf("%d invocations, want 1", len(*got))
 	}
 	inv := (*got)[0]
-	if inv.Path != "/2015-03-31/functions/trainq-submit/invocations" || inv.Qualifier != "research" {
-		t.Errorf("invoked %s qualifier %q, want trainq-submit (the default platform's function) through the research alias", inv.Path, inv.Qualifier)
+	if inv.Path != "/2015-03-31/functions/trainq-submit/invocations" || inv.Qualifier != "research-search-ranking" {
+		t.Errorf("invoked %s qualifier %q, want trainq-submit (the default platform's function) through the (research, search-ranking) alias", inv.Path, inv.Qualifier)
 	}
 	key, _ := inv.Body["idempotencyKey"].(string)
 	if !strings.HasPrefix(key, "trainq-cli-") {
@@ -108,8 +108,8 @@ func TestSubmitFromFileWithFlagOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv := (*got)[0]
-	if inv.Path != "/2015-03-31/functions/other-submit/invocations" || inv.Qualifier != "sweep" {
-		t.Errorf("invoked %s qualifier %q, want other-submit through the file's sweep class", inv.Path, inv.Qualifier)
+	if inv.Path != "/2015-03-31/functions/other-submit/invocations" || inv.Qualifier != "sweep-search-ranking" {
+		t.Errorf("invoked %s qualifier %q, want other-submit through the alias of the file's class and team", inv.Path, inv.Qualifier)
 	}
 	if inv.Body["jobName"] != "b" || inv.Body["idempotencyKey"] != "k1" {
 		t.Errorf("jobName %v key %v, want the flag's b and the file's k1", inv.Body["jobName"], inv.Body["idempotencyKey"])
@@ -171,10 +171,10 @@ func TestJobCommandsSendTheirAction(t *testing.T) {
 	}{
 		{"status describes the job unqualified when asked to", "status", []string{"--unqualified", "job-1"},
 			map[string]any{"action": "describe", "jobId": "job-1"}, ""},
-		{"status describes the job through a class alias", "status", []string{"--class", "sweep", "job-1"},
-			map[string]any{"action": "describe", "jobId": "job-1"}, "sweep"},
-		{"cancel sends the reason through the class alias", "cancel", []string{"--class", "research", "--reason", "oops", "job-1"},
-			map[string]any{"action": "cancel", "jobId": "job-1", "reason": "oops"}, "research"},
+		{"status describes the job through a class alias", "status", []string{"--class", "sweep", "--team", "search-research", "job-1"},
+			map[string]any{"action": "describe", "jobId": "job-1"}, "sweep-search-research"},
+		{"cancel sends the reason through the class and team's alias", "cancel", []string{"--class", "research", "--team", "search-ranking", "--reason", "oops", "job-1"},
+			map[string]any{"action": "cancel", "jobId": "job-1", "reason": "oops"}, "research-search-ranking"},
 		{"reprioritize sends the new priority", "reprioritize", []string{"--unqualified", "--priority", "0", "job-1"},
 			map[string]any{"action": "reprioritize", "jobId": "job-1", "priority": 0.0}, ""},
 	}
@@ -214,11 +214,13 @@ func TestUsageAndRefusalsBeforeAnyInvocation(t *testing.T) {
 		{"-h prints usage and returns flag.ErrHelp", "submit", []string{"-h"}, flag.ErrHelp.Error()},
 		{"submit without a class is refused", "submit", []string{"--team", "t"}, "--class is required"},
 		{"status without a job id is refused", "status", []string{"--unqualified"}, "exactly one JOB_ID"},
-		{"reprioritize without a priority is refused", "reprioritize", []string{"--class", "research", "job-1"}, "--priority is required"},
+		{"submit without a team is refused", "submit", []string{"--class", "research"}, "--team is required"},
+		{"reprioritize without a priority is refused", "reprioritize", []string{"--class", "research", "--team", "search-ranking", "job-1"}, "--priority is required"},
+		{"status with --class but no --team is refused", "status", []string{"--class", "research", "job-1"}, "--team are required"},
 		{"an unknown output format is refused", "status", []string{"--unqualified", "--output", "yaml", "job-1"}, "--output"},
-		{"status without --class or --unqualified is refused rather than invoking unqualified", "status", []string{"job-1"}, "--class is required"},
+		{"status without --class or --unqualified is refused rather than invoking unqualified", "status", []string{"job-1"}, "--class and --team are required"},
 		{"cancel without --class or --unqualified is refused", "cancel", []string{"job-1"}, "--unqualified"},
-		{"--class and --unqualified together are refused", "cancel", []string{"--class", "research", "--unqualified", "job-1"}, "exclude each other"},
+		{"--class and --unqualified together are refused", "cancel", []string{"--class", "research", "--team", "search-ranking", "--unqualified", "job-1"}, "exclude --unqualified"},
 		{"an unknown command is refused", "delete", nil, "unknown command"},
 		{"a missing platform file is refused, never replaced by the default", "status", []string{"--unqualified", "--platform", "/nonexistent/trainq.yaml", "job-1"}, "/nonexistent/trainq.yaml"},
 	}

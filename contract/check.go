@@ -17,6 +17,10 @@ type CheckOptions struct {
 	// request's own: the submission function's alias decides it. Default:
 	// the request's class.
 	Class string
+	// Team is the team the request is checked as, when it is not the
+	// request's own: the submission function's alias decides it. Default:
+	// the request's team.
+	Team string
 	// Hints, by field, say where a missing value comes from (the CLI's flag,
 	// e.g. "--job-name"); they end the message of a missing field. Default:
 	// none.
@@ -46,12 +50,16 @@ func CheckSubmit(p *platform.Platform, req Request, opt CheckOptions) Problems {
 		ps.Addf("jobName", req.JobName, "1 to %d letters, digits, '-' or '_'", MaxJobNameLength)
 	}
 
-	team, teamOK := p.Team(req.Team)
+	teamName := req.Team
+	if opt.Team != "" {
+		teamName = opt.Team
+	}
+	team, teamOK := p.Team(teamName)
 	switch {
-	case req.Team == "":
+	case teamName == "":
 		ps.Addf("team", nil, "a team (%s)%s", strings.Join(p.TeamNames(), ", "), hint("team"))
 	case !teamOK:
-		ps.Addf("team", req.Team, "a team of the platform (%s)", strings.Join(p.TeamNames(), ", "))
+		ps.Addf("team", teamName, "a team of the platform (%s)", strings.Join(p.TeamNames(), ", "))
 	}
 
 	className := req.Class

@@ -30,6 +30,17 @@ func TestPlatformFile(t *testing.T) {
 	}
 }
 
+// TestCancelReasonSaysWho: the status reason names the alias that
+// cancelled the job.
+func TestCancelReasonSaysWho(t *testing.T) {
+	if got, want := contract.CancelReason(contract.ChangedBy("research-alpha"), ""), "trainq: cancelled by alias research-alpha: through trainq"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := contract.CancelReason(contract.ChangedBy(""), "oops"), "trainq: cancelled by operator: oops"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestCancelReason(t *testing.T) {
 	tests := []struct {
 		name, reason, want string
@@ -39,7 +50,7 @@ func TestCancelReason(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := contract.CancelReason(tt.reason); got != tt.want {
+			if got := contract.CancelReason("", tt.reason); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

@@ -7,8 +7,12 @@ import "path/filepath"
 const (
 	// EnvJobQueue is the job queue ARN, for every function.
 	EnvJobQueue = "TRAINQ_JOB_QUEUE"
-	// EnvExecutionRoleARN is the submitter's SageMaker execution role ARN.
+	// EnvExecutionRoleARN is the submitter's SageMaker execution role ARN
+	// for every team that EnvExecutionRoleARNs does not name.
 	EnvExecutionRoleARN = "TRAINQ_EXECUTION_ROLE_ARN"
+	// EnvExecutionRoleARNs is a JSON object of team name to the SageMaker
+	// execution role ARN that team's jobs run as ({"nlp":"arn:aws:iam::…"}).
+	EnvExecutionRoleARNs = "TRAINQ_EXECUTION_ROLE_ARNS"
 	// EnvPlatformFile is the optional path of the platform file (JSON or
 	// YAML). Default: PlatformFileName in $LAMBDA_TASK_ROOT, else next to
 	// the executable (see PlatformFile).

@@ -19,14 +19,28 @@ const (
 	DefaultCancelReason = "through trainq"
 )
 
-// CancelReason is the reason given to TerminateServiceJob:
-// CancelReasonPrefix, ": ", then reason, or DefaultCancelReason when reason
-// is empty.
-func CancelReason(reason string) string {
+// CancelReason is the reason given to TerminateServiceJob, which the job
+// keeps as its status reason: CancelReasonPrefix, " by " and who cancelled
+// it (ChangedBy: the alias, or the operator) when known, ": ", then reason,
+// or DefaultCancelReason when reason is empty.
+func CancelReason(by, reason string) string {
 	if reason == "" {
 		reason = DefaultCancelReason
 	}
+	if by != "" {
+		return CancelReasonPrefix + " by " + by + ": " + reason
+	}
 	return CancelReasonPrefix + ": " + reason
+}
+
+// ChangedBy names who changed a job, for its status reason and the
+// TagReprioritizedBy tag: "alias <name>" for a caller of a (class, team)
+// alias, "operator" for an unqualified invocation. Both are valid tag values.
+func ChangedBy(alias string) string {
+	if alias == "" {
+		return "operator"
+	}
+	return "alias " + alias
 }
 
 // BatchServiceJobQueueBlockedEvent is the detail type of the event AWS

@@ -16,6 +16,9 @@ const (
 	// terminate or update the platform's jobs with
 	// aws:ResourceTag/trainq:platform.
 	TagPlatform = TagPrefix + "platform"
+	// TagReprioritizedBy holds who last re-prioritized the job
+	// (ChangedBy), set when the priority changes.
+	TagReprioritizedBy = TagPrefix + "reprioritized-by"
 )
 
 // Tags lists every tag key trainq sets on a job, in a fixed order.

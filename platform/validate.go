@@ -24,6 +24,7 @@ func (p *Platform) Validate() error {
 	p.validateTeams(&ps)
 	p.validateMonitoring(&ps)
 	p.validateSubmission(&ps)
+	p.validateSubmitAliases(&ps)
 	p.validateTraining(&ps)
 	if len(ps) > 0 {
 		return &ValidationError{Problems: ps}

@@ -606,6 +606,19 @@ var rejectCases = []rejectCase{
 		field: "teams[1].training.ecrRepositories[0]", value: "ML/Trainer", allowed: []string{"ECR repository name"},
 	},
 
+	{
+		name: "a class and a team whose submission alias is another pair's are refused",
+		base: quotaDoc, change: func(t testing.TB, d doc) {
+			d["classes"] = []any{
+				doc{"name": "research", "priority": doc{"min": 500, "max": 599}, "maxRuntimeSeconds": 3600},
+				doc{"name": "research-search", "priority": doc{"min": 100, "max": 199}, "maxRuntimeSeconds": 3600},
+			}
+			set(t, d, "teams.0.name", "search-ranking")
+			set(t, d, "teams.1.name", "ranking")
+		},
+		field: "teams", value: "ranking", allowed: []string{`"research-search-ranking"`, "rename a class or a team"},
+	},
+
 	// Training access.
 	{
 		name: "an S3 read URI with a wildcard is refused",

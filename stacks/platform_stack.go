@@ -111,7 +111,9 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 	// editing the roles.
 	for _, sub := range p.Submission.Submitters {
 		for _, class := range sub.Classes {
-			s.submitter.GrantSubmitToRoleArn(sub.RoleARN, class)
+			for _, team := range sub.Teams {
+				s.submitter.GrantSubmitToRoleArn(sub.RoleARN, class, team)
+			}
 		}
 	}
 	if p.Monitoring.IsEnabled() {
@@ -122,7 +124,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")
 	}
 
-	output(stack, "SubmitFunctionName", s.submitter.Function().FunctionName(), "submission function; invoke its class aliases")
+	output(stack, "SubmitFunctionName", s.submitter.Function().FunctionName(), "submission function; invoke its (class, team) aliases, <class>-<team>")
 	output(stack, "JobQueueArn", s.queue.JobQueueArn(), "ARN of the training job queue")
 	output(stack, "ExecutionRoleArn", s.role.RoleArn(), "SageMaker execution role of the jobs")
 	output(stack, "ArtifactsBucketName", s.artifacts.BucketName(), "bucket for the jobs' output (s3://NAME/)")

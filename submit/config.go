@@ -1,6 +1,7 @@
 package submit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,10 +12,11 @@ import (
 
 // Settings is the function's configuration read from its environment.
 type Settings struct {
-	Platform         *platform.Platform
-	PlatformFile     string
-	JobQueue         string
-	ExecutionRoleARN string
+	Platform          *platform.Platform
+	PlatformFile      string
+	JobQueue          string
+	ExecutionRoleARN  string
+	ExecutionRoleARNs map[string]string
 }
 
 // LoadSettings reads the environment through getenv. The platform file is
@@ -35,8 +37,25 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 	if !batchrules.ValidJobQueueARN(s.JobQueue) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", contract.EnvJobQueue, s.JobQueue))
 	}
-	if !batchrules.ValidRoleARN(s.ExecutionRoleARN) {
-		errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", contract.EnvExecutionRoleARN, s.ExecutionRoleARN))
+	if v := getenv(contract.EnvExecutionRoleARNs); v != "" {
+		if err := json.Unmarshal([]byte(v), &s.ExecutionRoleARNs); err != nil {
+			errs = append(errs, fmt.Errorf("%s: got %q, want a JSON object of team name to execution role ARN: %w", contract.EnvExecutionRoleARNs, contract.Cut(v, contract.MaxShownChars), err))
+		}
+		for team, arn := range s.ExecutionRoleARNs {
+			if !batchrules.ValidRoleARN(arn) {
+				errs = append(errs, fmt.Errorf("%s: team %q got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", contract.EnvExecutionRoleARNs, team, arn))
+			}
+		}
+	}
+	if s.ExecutionRoleARNs == nil && !batchrules.ValidRoleARN(s.ExecutionRoleARN) {
+		errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (or set %s)", contract.EnvExecutionRoleARN, s.ExecutionRoleARN, contract.EnvExecutionRoleARNs))
+	} else if p != nil {
+		for _, team := range p.TeamNames() {
+			if _, own := s.ExecutionRoleARNs[team]; !own && !batchrules.ValidRoleARN(s.ExecutionRoleARN) {
+				errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (team %s has none in %s)", contract.EnvExecutionRoleARN, s.ExecutionRoleARN, team, contract.EnvExecutionRoleARNs))
+				break
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return s, fmt.Errorf("submitter configuration: %w", errors.Join(errs...))

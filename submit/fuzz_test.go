@@ -74,3 +74,7 @@ func FuzzInvoke(f *testing.F) {
 		}
 	})
 }
+
+func (stubBatch) TagResource(context.Context, *batch.TagResourceInput, ...func(*batch.Options)) (*batch.TagResourceOutput, error) {
+	return &batch.TagResourceOutput{}, nil
+}

@@ -52,6 +52,7 @@ type BatchAPI interface {
 	UpdateServiceJob(context.Context, *batch.UpdateServiceJobInput, ...func(*batch.Options)) (*batch.UpdateServiceJobOutput, error)
 	ListServiceJobs(context.Context, *batch.ListServiceJobsInput, ...func(*batch.Options)) (*batch.ListServiceJobsOutput, error)
 	GetJobQueueSnapshot(context.Context, *batch.GetJobQueueSnapshotInput, ...func(*batch.Options)) (*batch.GetJobQueueSnapshotOutput, error)
+	TagResource(context.Context, *batch.TagResourceInput, ...func(*batch.Options)) (*batch.TagResourceOutput, error)
 }
 
 // Config is what a Handler needs.
@@ -60,8 +61,13 @@ type Config struct {
 	Platform *platform.Platform
 	// JobQueue is the ARN of the platform's job queue.
 	JobQueue string
-	// ExecutionRoleARN is the SageMaker execution role every job runs as.
+	// ExecutionRoleARN is the SageMaker execution role of the jobs of every
+	// team ExecutionRoleARNs does not name. Default: none (every team must
+	// have its own).
 	ExecutionRoleARN string
+	// ExecutionRoleARNs are, by team, the SageMaker execution roles each
+	// team's jobs run as. Default: ExecutionRoleARN for every team.
+	ExecutionRoleARNs map[string]string
 	// Batch is the AWS Batch client (NewBatchClient in production).
 	Batch BatchAPI
 	// Logger receives one line per decision worth knowing later (fallback
@@ -103,8 +109,21 @@ func New(cfg Config) (*Handler, error) {
 	if !batchrules.ValidJobQueueARN(cfg.JobQueue) {
 		ps = append(ps, fmt.Sprintf("JobQueue: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", cfg.JobQueue))
 	}
-	if !batchrules.ValidRoleARN(cfg.ExecutionRoleARN) {
-		ps = append(ps, fmt.Sprintf("ExecutionRoleARN: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", cfg.ExecutionRoleARN))
+	if cfg.Platform != nil {
+		for _, team := range cfg.Platform.TeamNames() {
+			role, own := cfg.ExecutionRoleARNs[team]
+			switch {
+			case own && !batchrules.ValidRoleARN(role):
+				ps = append(ps, fmt.Sprintf("ExecutionRoleARNs[%s]: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker-%s", team, role, team))
+			case !own && !batchrules.ValidRoleARN(cfg.ExecutionRoleARN):
+				ps = append(ps, fmt.Sprintf("ExecutionRoleARN: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (team %s has none in ExecutionRoleARNs)", cfg.ExecutionRoleARN, team))
+			}
+		}
+		for team := range cfg.ExecutionRoleARNs {
+			if _, ok := cfg.Platform.Team(team); !ok {
+				ps = append(ps, fmt.Sprintf("ExecutionRoleARNs: got team %q, want teams of the platform (%s)", team, strings.Join(cfg.Platform.TeamNames(), ", ")))
+			}
+		}
 	}
 	if cfg.Batch == nil {
 		ps = append(ps, "Batch: got nothing, want an AWS Batch client")
@@ -136,15 +155,36 @@ func New(cfg Config) (*Handler, error) {
 
 // Caller is who invoked the function, as far as authorization goes.
 type Caller struct {
-	// Class is the class of the alias the function was invoked through;
-	// empty when invoked unqualified (operators).
-	Class string
+	// Alias is the alias the function was invoked through, one per (class,
+	// team) pair (platform.SubmitAliasName); empty when invoked unqualified
+	// (operators, who may use every class and team).
+	Alias string
+	// Class and Team are the alias's class and team, which the handler
+	// reads from Alias; both empty for an operator.
+	Class, Team string
 	// RequestID is the Lambda request id, the idempotency default.
 	RequestID string
 }
 
-// CallerFromContext reads the class alias and request id from the Lambda
-// context. The class is the qualifier of the invoked function ARN
+// executionRole is the SageMaker execution role of team's jobs.
+func (h *Handler) executionRole(team string) string {
+	if r, ok := h.cfg.ExecutionRoleARNs[team]; ok {
+		return r
+	}
+	return h.cfg.ExecutionRoleARN
+}
+
+// scope names the caller for messages, logs and the jobs it changes: the
+// alias, or "operator (unqualified)".
+func (c Caller) scope() string {
+	if c.Alias == "" {
+		return "operator (unqualified)"
+	}
+	return "alias " + c.Alias + " (class " + c.Class + ", team " + c.Team + ")"
+}
+
+// CallerFromContext reads the alias and request id from the Lambda context.
+// The alias is the qualifier of the invoked function ARN
 // (arn:aws:lambda:REGION:ACCOUNT:function:NAME:QUALIFIER); no qualifier,
 // $LATEST or a version number means unqualified.
 func CallerFromContext(ctx context.Context) Caller {
@@ -152,7 +192,7 @@ func CallerFromContext(ctx context.Context) Caller {
 	if !ok || lc == nil {
 		return Caller{}
 	}
-	return Caller{Class: aliasOf(lc.InvokedFunctionArn), RequestID: lc.AwsRequestID}
+	return Caller{Alias: aliasOf(lc.InvokedFunctionArn), RequestID: lc.AwsRequestID}
 }
 
 func aliasOf(functionARN string) string {
@@ -207,11 +247,13 @@ func (h *Handler) budget(ctx context.Context) (calls, lookup context.Context, ca
 }
 
 func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
-	if caller.Class != "" {
-		if _, ok := h.cfg.Platform.Class(caller.Class); !ok {
-			return nil, forbidden(problems{{Field: "function alias", Value: contract.Show(caller.Class),
-				Allowed: "an alias named after a class (" + strings.Join(h.cfg.Platform.ClassNames(), ", ") + ")"}})
+	if caller.Alias != "" {
+		a, ok := h.cfg.Platform.SubmitAliasOf(caller.Alias)
+		if !ok {
+			return nil, forbidden(problems{{Field: "function alias", Value: contract.Show(caller.Alias),
+				Allowed: "an alias of a class and a team, <class>-<team> (classes " + strings.Join(h.cfg.Platform.ClassNames(), ", ") + "; teams " + strings.Join(h.cfg.Platform.TeamNames(), ", ") + ")"}})
 		}
+		caller.Class, caller.Team = a.Class, a.Team
 	}
 	switch req.Action {
 	case "", contract.ActionSubmit:

@@ -90,7 +90,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 		{
 			name:     "through the production alias the class comes from the alias and the payload's instance type is kept without a snapshot",
 			fixture:  "submit-alias.json",
-			alias:    "production",
+			alias:    "production-search-ranking",
 			wantName: "ranker-nightly",
 			want: wire{
 				// production band 900-999, priority 10: 900 + 10*99/99 = 910.
@@ -239,7 +239,7 @@ func TestSubmitBadRequests(t *testing.T) {
 		{
 			name:       "a class other than the alias's is forbidden",
 			fixture:    "submit-minimal.json",
-			alias:      "sweep",
+			alias:      "sweep-search-ranking",
 			wantType:   "Forbidden",
 			wantFields: []string{"class"},
 		},

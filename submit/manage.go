@@ -21,9 +21,13 @@ import (
 // jobIDAllowed describes batchrules.ParseServiceJobRef for messages.
 const jobIDAllowed = "a Batch job id (letters, digits, '-', '_' and '.', as submit returns it) or the job's ARN (arn:aws:batch:REGION:ACCOUNT:service-job/ID)"
 
-// manage serves describe, cancel and reprioritize. Through a class alias a
-// caller may describe any job of the queue, but cancel or re-prioritize only
-// jobs of the alias's class.
+// manage serves describe, cancel and reprioritize. Through a (class, team)
+// alias a caller may describe, cancel and re-prioritize only jobs of that
+// class and team (the job's trainq:class and trainq:team tags, or for a job
+// without them its priority band and share); an operator, every job of the
+// queue. A cancel says who did it in the job's status reason, a
+// re-prioritization in the job's trainq:reprioritized-by tag; both in a log
+// line.
 func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
 	var ps problems
 	queue, _ := batchrules.ParseJobQueueARN(h.cfg.JobQueue) // New checked it
@@ -84,14 +88,17 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 		return nil, invalid(ps)
 	}
 	resp := h.describeResponse(d)
+	var denied problems
+	if caller.Alias != "" && (resp.Class != caller.Class || resp.Team != caller.Team) {
+		denied.Addf("jobId", req.JobID, "a job of class %q and team %q, those of the alias invoked %s (this job is class %q, team %q)", caller.Class, caller.Team, caller.Alias, resp.Class, resp.Team)
+	}
+	if len(denied) > 0 {
+		return nil, forbidden(denied)
+	}
 	if req.Action == contract.ActionDescribe {
 		return resp, nil
 	}
 
-	var denied problems
-	if caller.Class != "" && resp.Class != caller.Class {
-		denied.Addf("jobId", req.JobID, "a job of class %q, the class of the alias invoked (this job is %q)", caller.Class, resp.Class)
-	}
 	if req.Class != "" && req.Class != resp.Class {
 		denied.Addf("class", req.Class, "the job's own class %q (re-prioritizing never moves a job to another class), or no value", resp.Class)
 	}
@@ -105,12 +112,13 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 
 	switch req.Action {
 	case contract.ActionCancel:
-		reason := contract.CancelReason(req.Reason)
+		by := contract.ChangedBy(caller.Alias)
+		reason := contract.CancelReason(by, req.Reason)
 		if _, err := h.cfg.Batch.TerminateServiceJob(ctx, &batch.TerminateServiceJobInput{JobId: aws.String(ref.ID), Reason: aws.String(reason)}, callOpts(ctx)...); err != nil {
 			return nil, h.refused(ctx, req, "cancel", err)
 		}
 		resp.StatusReason = "cancellation requested: " + reason
-		h.log.Info("cancelled", "jobId", ref.ID, "reason", reason)
+		h.log.Info("cancelled", "jobId", ref.ID, "by", by, "class", resp.Class, "team", resp.Team, "reason", reason)
 	case contract.ActionReprioritize:
 		class, ok := h.cfg.Platform.Class(resp.Class)
 		if !ok {
@@ -121,7 +129,13 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 		if _, err := h.cfg.Batch.UpdateServiceJob(ctx, &batch.UpdateServiceJobInput{JobId: aws.String(ref.ID), SchedulingPriority: aws.Int32(int32(sp))}, callOpts(ctx)...); err != nil {
 			return nil, h.refused(ctx, req, "reprioritize", err)
 		}
-		h.log.Info("reprioritized", "jobId", ref.ID, "from", resp.SchedulingPriority, "to", sp)
+		by := contract.ChangedBy(caller.Alias)
+		tags := map[string]string{contract.TagReprioritizedBy: by, contract.TagPlatform: h.cfg.Platform.Name}
+		if _, err := h.cfg.Batch.TagResource(ctx, &batch.TagResourceInput{ResourceArn: d.JobArn, Tags: tags}, callOpts(ctx)...); err != nil {
+			// The priority has changed; the log line still says who did it.
+			h.log.Warn("reprioritized job not tagged", "jobId", ref.ID, "by", by, "error", err)
+		}
+		h.log.Info("reprioritized", "jobId", ref.ID, "by", by, "class", resp.Class, "team", resp.Team, "from", resp.SchedulingPriority, "to", sp)
 		resp.SchedulingPriority = sp
 	}
 	return resp, nil

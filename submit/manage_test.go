@@ -29,7 +29,7 @@ func TestDescribeReturnsWhatWasSubmitted(t *testing.T) {
 	defer fake.Close()
 	h := newHandler(t, nil, fake, fastPolicy)
 	sub := submitOne(t, h)
-	got, ferr := invoke(t, invocation("sweep", "req-2"), h, []byte(fmt.Sprintf(`{"action":"describe","jobId":%q}`, sub.JobID)))
+	got, ferr := invoke(t, invocation("research-search-ranking", "req-2"), h, []byte(fmt.Sprintf(`{"action":"describe","jobId":%q}`, sub.JobID)))
 	if ferr != nil {
 		t.Fatal(ferr.Message)
 	}
@@ -62,14 +62,14 @@ func TestCancelAndReprioritize(t *testing.T) {
 		},
 		{
 			name:    "the class's alias re-prioritizes its own jobs",
-			alias:   "research",
+			alias:   "research-search-ranking",
 			request: `{"action":"reprioritize","jobId":%q,"priority":99}`,
 			// 500 + 99*99/99 = 599.
 			wantPriority: 599,
 		},
 		{
 			name:     "another class's alias may not re-prioritize",
-			alias:    "production",
+			alias:    "production-search-ranking",
 			request:  `{"action":"reprioritize","jobId":%q,"priority":99}`,
 			wantType: "Forbidden",
 			// unchanged: the submitted 550.
@@ -82,13 +82,13 @@ func TestCancelAndReprioritize(t *testing.T) {
 		},
 		{
 			name:         "the class's alias cancels its own jobs",
-			alias:        "research",
+			alias:        "research-search-ranking",
 			request:      `{"action":"cancel","jobId":%q,"reason":"wrong dataset"}`,
 			wantPriority: 550, wantCanceled: true,
 		},
 		{
 			name:     "another class's alias may not cancel",
-			alias:    "sweep",
+			alias:    "sweep-search-ranking",
 			request:  `{"action":"cancel","jobId":%q}`,
 			wantType: "Forbidden", wantPriority: 550,
 		},
@@ -119,7 +119,7 @@ func TestCancelAndReprioritize(t *testing.T) {
 			if job.Terminated != tt.wantCanceled {
 				t.Errorf("terminated %v, want %v", job.Terminated, tt.wantCanceled)
 			}
-			if tt.wantCanceled && job.StatusReason != contract.CancelReasonPrefix+": wrong dataset" {
+			if tt.wantCanceled && job.StatusReason != contract.CancelReasonPrefix+" by alias research-search-ranking: wrong dataset" {
 				t.Errorf("reason %q, want trainq's prefix and the caller's reason", job.StatusReason)
 			}
 		})
@@ -175,8 +175,8 @@ func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
 		// matches, then the caller's reason or the default.
 		wantReason string
 	}{
-		{"the caller's reason follows the prefix", `{"action":"cancel","jobId":%q,"reason":"wrong dataset"}`, "trainq: cancelled: wrong dataset"},
-		{"without a reason the default follows the prefix", `{"action":"cancel","jobId":%q}`, "trainq: cancelled: through trainq"},
+		{"the caller's reason follows the prefix", `{"action":"cancel","jobId":%q,"reason":"wrong dataset"}`, "trainq: cancelled by alias research-search-ranking: wrong dataset"},
+		{"without a reason the default follows the prefix", `{"action":"cancel","jobId":%q}`, "trainq: cancelled by alias research-search-ranking: through trainq"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,7 +184,7 @@ func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
 			defer fake.Close()
 			h := newHandler(t, nil, fake, fastPolicy)
 			sub := submitOne(t, h)
-			if _, ferr := invoke(t, invocation("research", "req-2"), h, []byte(fmt.Sprintf(tt.request, sub.JobID))); ferr != nil {
+			if _, ferr := invoke(t, invocation("research-search-ranking", "req-2"), h, []byte(fmt.Sprintf(tt.request, sub.JobID))); ferr != nil {
 				t.Fatal(ferr.Message)
 			}
 			calls := fake.Calls("TerminateServiceJob")

@@ -44,10 +44,10 @@ func TestOneMetricLinePerRequest(t *testing.T) {
 		want     map[string][]float64
 	}{
 		{name: "a created job counts one submission per class and team", payload: "submit-minimal.json", want: submitted("research", "search-ranking")},
-		{name: "a created job through an alias counts the alias's class", alias: "production", payload: "submit-alias.json", want: submitted("production", "search-ranking")},
+		{name: "a created job through an alias counts the alias's class", alias: "production-search-ranking", payload: "submit-alias.json", want: submitted("production", "search-ranking")},
 		{name: "a malformed request counts a ValidationError", payload: "bad-everything.json", want: failed("ValidationError")},
 		{name: "a request that is not JSON counts a ValidationError", payload: "bad-not-json.txt", want: failed("ValidationError")},
-		{name: "another class than the alias's counts Forbidden", alias: "sweep", payload: "submit-minimal.json", want: failed("Forbidden")},
+		{name: "another class than the alias's counts Forbidden", alias: "sweep-search-ranking", payload: "submit-minimal.json", want: failed("Forbidden")},
 		{name: "throttling after every retry counts Throttled", payload: "submit-minimal.json", throttle: true, want: failed("Throttled")},
 	}
 	for _, tt := range tests {

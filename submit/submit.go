@@ -42,6 +42,9 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		return nil, upstream(calls, fmt.Sprintf("look up job %q", pl.batchJobName), err)
 	}
 	if existing != nil {
+		if err := otherScope(pl, existing); err != nil {
+			return nil, err
+		}
 		h.log.Info("idempotent replay", "jobName", pl.batchJobName, "jobId", existing.JobID)
 		return existing, nil
 	}
@@ -95,6 +98,9 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		// exist. Look again before reporting the failure, in the time kept
 		// for it after the calls' deadline.
 		if found := h.findAfterFailure(lookup, pl, err); found != nil {
+			if err := otherScope(pl, found); err != nil {
+				return nil, err
+			}
 			return found, nil
 		}
 		if isClientError(err) && !isThrottle(err) {
@@ -113,6 +119,18 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 	h.log.Info("submitted", "jobName", resp.JobName, "jobId", resp.JobID, "class", resp.Class, "team", resp.Team,
 		"schedulingPriority", sp, "instanceType", instanceType)
 	return resp, nil
+}
+
+// otherScope refuses to answer a repeat with a job of another class or team
+// than the request's: the token derives from both, so such a job carries a
+// token it should not, and is never someone else's answer.
+func otherScope(pl *plan, found *contract.Response) error {
+	if found.Class == pl.class.Name && found.Team == pl.team.Name {
+		return nil
+	}
+	var ps problems
+	ps.Addf("idempotencyKey", contract.Shown("this key"), "a key not used by a job of another class or team (job %s is class %q, team %q; this request is class %q, team %q): use another key", found.JobID, found.Class, found.Team, pl.class.Name, pl.team.Name)
+	return invalid(ps)
 }
 
 // relookDelays are the waits before each look for the job after a failed

@@ -49,20 +49,27 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 	className := req.Class
 	if caller.Class != "" {
 		if req.Class != "" && req.Class != caller.Class {
-			denied.Addf("class", req.Class, "%q, the class of the alias invoked (invoke the %q alias to use that class)", caller.Class, req.Class)
+			denied.Addf("class", req.Class, "%q, the class of the alias invoked (invoke the %q alias to use that class, if you are granted it)", caller.Class, platform.SubmitAliasName(req.Class, caller.Team))
 		}
 		className = caller.Class
 	}
-	ps = append(ps, contract.CheckSubmit(p, req, contract.CheckOptions{Class: className})...)
+	teamName := req.Team
+	if caller.Team != "" {
+		if req.Team != "" && req.Team != caller.Team {
+			denied.Addf("team", req.Team, "%q, the team of the alias invoked (invoke the %q alias to submit for that team, if you are granted it)", caller.Team, platform.SubmitAliasName(className, req.Team))
+		}
+		teamName = caller.Team
+	}
+	ps = append(ps, contract.CheckSubmit(p, req, contract.CheckOptions{Class: className, Team: teamName})...)
 
-	team, _ := p.Team(req.Team)
+	team, _ := p.Team(teamName)
 	pl.team = team
 	class, ok := p.Class(className)
 	pl.class = class
 	if v := req.Priority; v != nil && *v >= 0 && *v <= platform.RequestPriorityMax {
 		pl.priority = *v
 	}
-	pl.token = clientToken(req.Team, req.IdempotencyKey, caller.RequestID)
+	pl.token = clientToken(teamName, className, req.IdempotencyKey, caller.RequestID)
 	pl.batchJobName = req.JobName + "-" + pl.token[:contract.JobNameSuffixLength]
 
 	pl.attempts = class.Attempts()
@@ -119,16 +126,18 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 	// contract.CheckSubmit's problems of the training job count as reported.
 	before, deniedBefore := 0, len(*denied)
 
+	// The team's own role: a team's jobs reach its data, never another's.
+	execRole := h.executionRole(pl.team.Name)
 	switch role := tj["RoleArn"].(type) {
 	case nil:
 	case string:
-		if role != h.cfg.ExecutionRoleARN {
-			denied.Addf("trainingJob.RoleArn", role, "the platform's execution role %s, or no value", h.cfg.ExecutionRoleARN)
+		if role != execRole {
+			denied.Addf("trainingJob.RoleArn", role, "the execution role of team %s, %s, or no value", pl.team.Name, execRole)
 		}
 	default:
-		ps.Add("trainingJob.RoleArn", contract.Shown(valueKind(role)), "a string (the platform's execution role), or no value")
+		ps.Add("trainingJob.RoleArn", contract.Shown(valueKind(role)), "a string (the team's execution role), or no value")
 	}
-	tj["RoleArn"] = h.cfg.ExecutionRoleARN
+	tj["RoleArn"] = execRole
 
 	if _, given := tj["TrainingJobName"]; !given {
 		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:contract.JobNameSuffixLength])
@@ -224,15 +233,17 @@ func contains(list []string, s string) bool {
 }
 
 // clientToken derives Batch's clientToken (64 hex digits, Batch's maximum
-// length) from the caller's idempotency key, scoped to the team; without a
-// key, from the Lambda request id, which Lambda keeps across its own retries
-// of an asynchronous invocation. Outside Lambda with neither, the token is
-// random: no retry can repeat it.
-func clientToken(team, key, requestID string) string {
+// length) from the caller's idempotency key, scoped to the team and the
+// class, so that equal keys of different teams or classes never meet;
+// without a key, from the Lambda request id, which Lambda keeps across its
+// own retries of an asynchronous invocation. Outside Lambda with neither,
+// the token is random: no retry can repeat it. The job name's suffix is the
+// token's first digits, so it is scoped alike.
+func clientToken(team, class, key, requestID string) string {
 	var seed string
 	switch {
 	case key != "":
-		seed = "key\x00" + team + "\x00" + key
+		seed = "key2\x00" + team + "\x00" + class + "\x00" + key
 	case requestID != "":
 		seed = "request\x00" + requestID
 	default:

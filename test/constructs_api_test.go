@@ -102,7 +102,7 @@ func TestUsersMistakesFailSynthesisNamingConstructPropAndValue(t *testing.T) {
 		{"granting an unknown class", []string{"[S/Submitter]", `class is "reserch"`, "production, research, sweep"},
 			func(t *testing.T, stack awscdk.Stack) {
 				s := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t)})
-				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "reserch")
+				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "reserch", "a")
 			}},
 		{"a time limit action for a reason Batch does not have", []string{"trainq.TrainingQueue", `JobStateTimeLimitActions[0].Reason is "CAPACITY:SLOW"`, "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"},
 			func(t *testing.T, stack awscdk.Stack) {
@@ -139,8 +139,13 @@ func TestUsersMistakesFailSynthesisNamingConstructPropAndValue(t *testing.T) {
 			}},
 		{"an imported submitter's unknown class", []string{"trainq.FromSubmitterAttributes", `class is "gold"`, "(research)"},
 			func(t *testing.T, stack awscdk.Stack) {
-				s := tq.FromSubmitterAttributes(stack, "Sub", &tq.SubmitterAttributes{FunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:vision-submit", Classes: []string{"research"}})
-				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "gold")
+				s := tq.FromSubmitterAttributes(stack, "Sub", &tq.SubmitterAttributes{FunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:vision-submit", Classes: []string{"research"}, Teams: []string{"detection"}})
+				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "gold", "detection")
+			}},
+		{"granting an unknown team", []string{"[S/Submitter]", `team is "b"`, "want one of the submitter's teams (a)"},
+			func(t *testing.T, stack awscdk.Stack) {
+				s := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t)})
+				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "research", "b")
 			}},
 		{"a platform stack with an invalid platform lists its problems", []string{"[S2]", "trainq.PlatformStack", "pools[0].instanceType"},
 			func(t *testing.T, stack awscdk.Stack) {
@@ -333,8 +338,8 @@ func TestQueueMetricsHonourEveryMetricOption(t *testing.T) {
 func TestAnImportedSubmitterGrantsAClassAliasByIdentityPolicy(t *testing.T) {
 	const fn = "arn:aws:lambda:us-east-1:123456789012:function:vision-submit"
 	tpl := synthStack(t, func(stack awscdk.Stack) {
-		s := tq.FromSubmitterAttributes(stack, "Vision", &tq.SubmitterAttributes{FunctionArn: fn, Classes: []string{"research", "sweep"}})
-		s.GrantSubmit(awsiam.NewRole(stack, jsii.String("Pipeline"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil)}), "research")
+		s := tq.FromSubmitterAttributes(stack, "Vision", &tq.SubmitterAttributes{FunctionArn: fn, Classes: []string{"research", "sweep"}, Teams: []string{"detection", "segmentation"}})
+		s.GrantSubmit(awsiam.NewRole(stack, jsii.String("Pipeline"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil)}), "research", "detection")
 	})
 	data := []byte(mustJSON(tpl.ToJSON()))
 	path := filepath.Join(t.TempDir(), "imported.template.json")
@@ -344,8 +349,9 @@ func TestAnImportedSubmitterGrantsAClassAliasByIdentityPolicy(t *testing.T) {
 	d := deploy(t, path)
 	pipeline := d.roleARN(t, "Pipeline")
 	d.decide(t, []iamRequest{
-		{name: "the pipeline invokes the research alias", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research", want: allowed, cite: citeLambdaInvoke},
-		{name: "the pipeline cannot invoke the sweep alias", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":sweep", want: denied, cite: citeEvaluation},
+		{name: "the pipeline invokes the (research, detection) alias", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research-detection", want: allowed, cite: citeLambdaInvoke},
+		{name: "the pipeline cannot invoke the (research, segmentation) alias", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research-segmentation", want: denied, cite: citeEvaluation},
+		{name: "the pipeline cannot invoke the (sweep, detection) alias", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":sweep-detection", want: denied, cite: citeEvaluation},
 		{name: "the pipeline cannot invoke the function unqualified (any class)", principal: pipeline, action: "lambda:InvokeFunction", resource: fn, want: denied, cite: citeEvaluation},
 	})
 }

@@ -204,15 +204,17 @@ func checkConsumerAssembly(t *testing.T, out string) {
 }
 
 // checkConsumerGrants asks the IAM evaluator what the team's pipeline role
-// may do: submit research jobs through the class's alias, nothing else.
+// may do: submit research jobs for detection through that pair's alias,
+// nothing else.
 func checkConsumerGrants(t *testing.T, path string) {
 	t.Helper()
 	d := deploy(t, path)
 	pipeline := d.roleARN(t, "Pipeline")
 	fn := arn("lambda", "function:vision-submit")
 	d.decide(t, []iamRequest{
-		{name: "the vision pipeline submits research jobs", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research", want: allowed, cite: citeLambdaInvoke},
-		{name: "the vision pipeline cannot submit production jobs", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":production", want: denied, cite: citeLambdaInvoke},
+		{name: "the vision pipeline submits research jobs for detection", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research-detection", want: allowed, cite: citeLambdaInvoke},
+		{name: "the vision pipeline cannot submit research jobs for segmentation", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research-segmentation", want: denied, cite: citeLambdaInvoke},
+		{name: "the vision pipeline cannot submit production jobs", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":production-detection", want: denied, cite: citeLambdaInvoke},
 		{name: "the vision pipeline cannot invoke the function unqualified", principal: pipeline, action: "lambda:InvokeFunction", resource: fn, want: denied, cite: citeLambdaInvoke},
 		{name: "the vision pipeline cannot submit to Batch directly", principal: pipeline, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/vision-training"), want: denied, cite: citeBatchActions},
 	})

@@ -7,6 +7,7 @@ package test
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -237,10 +238,12 @@ func splitS3(t *testing.T, uri string) (bucket, prefix string) {
 }
 
 // submitterGrants are the requests about the platform file's submitters:
-// each role may invoke exactly the aliases of its classes.
+// each role may invoke exactly the aliases of its (class, team) pairs, and
+// two roles share no alias unless both were granted its class and team.
 func submitterGrants(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	fn := d.attr(t, "AWS::Lambda::Function", "SubmitterFunction", "Arn")
 	var out []iamRequest
+	invokers := map[string][]string{} // alias → the roles IAM is asked to allow
 	for _, sub := range s.platform.Submission.Submitters {
 		account := strings.Split(sub.RoleARN, ":")[4]
 		var identity []namedPolicy
@@ -249,18 +252,27 @@ func submitterGrants(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 			// The caller's account must allow it too (citeCrossAccount).
 			identity, cite = allowAll("lambda:InvokeFunction"), citeCrossAccount
 		}
-		granted := map[string]bool{}
-		for _, c := range sub.Classes {
-			granted[c] = true
-		}
-		for _, c := range s.platform.ClassNames() {
+		for _, a := range s.platform.SubmitAliases() {
 			want, verb := denied, "cannot invoke"
-			if granted[c] {
+			if slices.Contains(sub.Classes, a.Class) && slices.Contains(sub.Teams, a.Team) {
 				want, verb = allowed, "invokes"
+				invokers[a.Name] = append(invokers[a.Name], sub.RoleARN)
 			}
-			out = append(out, iamRequest{name: fmt.Sprintf("%s %s the %s alias", sub.RoleARN, verb, c), principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn + ":" + c, identity: identity, want: want, cite: cite})
+			out = append(out, iamRequest{name: fmt.Sprintf("%s %s the %s alias (class %s, team %s)", sub.RoleARN, verb, a.Name, a.Class, a.Team), principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn + ":" + a.Name, identity: identity, want: want, cite: cite})
 		}
-		out = append(out, iamRequest{name: sub.RoleARN + " cannot invoke the function unqualified (every class)", principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn, identity: identity, want: denied, cite: cite})
+		out = append(out, iamRequest{name: sub.RoleARN + " cannot invoke the function unqualified (every class and team)", principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn, identity: identity, want: denied, cite: cite})
+	}
+	// What the requests above prove, pair by pair: an alias two roles may
+	// both invoke is one both were granted the class and the team of.
+	for alias, roles := range invokers {
+		a, _ := s.platform.SubmitAliasOf(alias)
+		for _, role := range roles {
+			for _, sub := range s.platform.Submission.Submitters {
+				if sub.RoleARN == role && (!slices.Contains(sub.Teams, a.Team) || !slices.Contains(sub.Classes, a.Class)) {
+					t.Errorf("%s would invoke %s without being granted class %s and team %s", role, alias, a.Class, a.Team)
+				}
+			}
+		}
 	}
 	return out
 }

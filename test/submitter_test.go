@@ -42,7 +42,7 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 	if get(fn.Properties, "DeadLetterConfig.TargetArn") == nil {
 		t.Errorf("no dead-letter queue: failed asynchronous submissions would be lost")
 	}
-	// One alias per class, named as the class, on the function.
+	// One alias per (class, team), named <class>-<team>, on the function.
 	var aliases []string
 	for _, id := range s.template.ofType("AWS::Lambda::Alias") {
 		p := s.template.Resources[id].Properties
@@ -51,7 +51,10 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 		}
 	}
 	sort.Strings(aliases)
-	want := s.platform.ClassNames()
+	var want []string
+	for _, a := range s.platform.SubmitAliases() {
+		want = append(want, a.Name)
+	}
 	sort.Strings(want)
 	if diff := cmp.Diff(want, aliases); diff != "" {
 		t.Errorf("aliases (-want +got):\n%s", diff)

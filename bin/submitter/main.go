@@ -40,11 +40,12 @@ func build(ctx context.Context) (*submit.Handler, error) {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
 	return submit.New(submit.Config{
-		Platform:         s.Platform,
-		JobQueue:         s.JobQueue,
-		ExecutionRoleARN: s.ExecutionRoleARN,
-		Batch:            submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
-		Logger:           slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Platform:          s.Platform,
+		JobQueue:          s.JobQueue,
+		ExecutionRoleARN:  s.ExecutionRoleARN,
+		ExecutionRoleARNs: s.ExecutionRoleARNs,
+		Batch:             submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
+		Logger:            slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		// One EMF line per request in the function's log (CloudWatch
 		// extracts metrics.JobsSubmitted and metrics.SubmissionErrors).
 		Metrics: os.Stdout,

@@ -200,7 +200,7 @@ func TestSubmitChecksBeforeInvoking(t *testing.T) {
 		Qualifier string
 		Request   map[string]any
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || !d.DryRun || d.Function != "trainq-submit" || d.Qualifier != "research" ||
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || !d.DryRun || d.Function != "trainq-submit" || d.Qualifier != "research-search-ranking" ||
 		d.Request["idempotencyKey"] != "k1" || d.Request["trainingJob"] == nil {
 		t.Errorf("dry run: exit %d, %q, %q (%v)", r.code, r.stdout, r.stderr, err)
 	}

@@ -66,11 +66,12 @@ func NewVisionStack(scope constructs.Construct, id string, props *awscdk.StackPr
 	vision := tq.PlatformProps{PlatformName: "vision"}
 	submitter := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: queue, PlatformProps: vision})
 
-	// The team's pipeline submits research jobs through the class's alias.
+	// The detection sub-team's pipeline submits research jobs for detection
+	// only, through the (research, detection) alias.
 	pipeline := awsiam.NewRole(stack, jsii.String("Pipeline"), &awsiam.RoleProps{
 		AssumedBy: awsiam.NewServicePrincipal(jsii.String("states.amazonaws.com"), nil),
 	})
-	submitter.GrantSubmit(pipeline, "research")
+	submitter.GrantSubmit(pipeline, "research", "detection")
 
 	// Monitoring, layer by layer: the pipeline that produces the metrics,
 	// alarms on the team's own on-call topic, and a dashboard of trainq's

@@ -262,7 +262,7 @@ func SubmitterCases() []SubmitterCase {
 		},
 		{
 			Name:     "the class of the alias cannot be escaped by the request's class",
-			Alias:    "sweep",
+			Alias:    "sweep-search-ranking",
 			Request:  fixed(request(replace(top(), "class", `"class":"production"`), tj())),
 			WantType: "Forbidden", WantFields: []string{"class"}, Check: none("SubmitServiceJob"),
 		},

@@ -262,11 +262,11 @@ func TestAliasInvocationTakesTheClassFromTheAlias(t *testing.T) {
 	fake := batchtest.New(0)
 	defer fake.Close()
 	// The emulator builds the invoked ARN from AWS_LAMBDA_FUNCTION_NAME:
-	// arn:aws:lambda:us-east-1:012345678912:function:trainq-submit:production.
-	e := start(t, fake, "trainq-submit:production")
+	// arn:aws:lambda:us-east-1:012345678912:function:trainq-submit:production-search-ranking.
+	e := start(t, fake, "trainq-submit:production-search-ranking")
 	a := invoke(t, e, fixture(t, "submit-alias.json"))
-	if a.ErrorType != "" || a.Class != "production" {
-		t.Fatalf("got class %q, %s %s; want production from the alias", a.Class, a.ErrorType, a.ErrorMessage)
+	if a.ErrorType != "" || a.Class != "production" || a.Team != "search-ranking" {
+		t.Fatalf("got class %q team %q, %s %s; want production and search-ranking from the alias", a.Class, a.Team, a.ErrorType, a.ErrorMessage)
 	}
 	a = invoke(t, e, fixture(t, "submit-minimal.json"))
 	if a.ErrorType != "Forbidden" {
