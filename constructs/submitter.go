@@ -3,6 +3,7 @@ package constructs
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,24 +23,30 @@ import (
 const submitterTimeoutSecs = 60
 
 // ISubmitter is trainq's submission function: a caller submits a job of a
-// class by invoking the function's alias named after the class.
+// class for a team by invoking the function's alias of that (class, team)
+// pair, named platform.SubmitAliasName(class, team) ("research-nlp").
 type ISubmitter interface {
 	constructs.Construct
 	// FunctionArn is the ARN of the submission function (unqualified).
 	FunctionArn() *string
-	// Classes are the class names, one alias each.
+	// Classes are the class names.
 	Classes() []string
+	// Teams are the team names; each (class, team) pair has an alias.
+	Teams() []string
 	// DeadLetterQueue keeps asynchronous submissions that failed every
 	// retry; nil when it is not known (an imported submitter without one).
 	DeadLetterQueue() awssqs.IQueue
-	// GrantSubmit lets grantee submit jobs of class, and only of class, by
-	// invoking the class's alias: what a pipeline or a scientist's role
-	// needs. The function checks the request, applies the class's priority
-	// band, runtime and retries, and tags the job. An unknown class is a
-	// validation error.
-	GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant
+	// GrantSubmit lets grantee submit jobs of class for team, and only
+	// those, by invoking the (class, team) alias: what a pipeline or a
+	// scientist's role needs. The function takes both from the alias, refuses
+	// a request naming another class or team, applies the class's priority
+	// band, runtime and retries, runs the job as the team's execution role,
+	// and describes, cancels and re-prioritizes only jobs of that class and
+	// team. Call it once per pair. An unknown class or team is a validation
+	// error.
+	GrantSubmit(grantee awsiam.IGrantable, class, team string) awsiam.Grant
 	// GrantOperate lets grantee invoke the function unqualified, which takes
-	// the class from the request: for operators only.
+	// the class and team from the request: for operators only.
 	GrantOperate(grantee awsiam.IGrantable) awsiam.Grant
 	// MetricErrors is the function's error count (Lambda's Errors).
 	MetricErrors(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
@@ -60,6 +67,12 @@ type SubmitterProps struct {
 	PlatformProps
 	// FunctionName names the function. Default: PlatformName + "-submit".
 	FunctionName string
+	// ExecutionRoles are, by team name, the SageMaker execution roles each
+	// team's jobs run as; the function may pass only these (iam:PassRole,
+	// to SageMaker only) and pins each team's own. A team not listed runs
+	// as the queue's ExecutionRole. Default: the queue's ExecutionRole for
+	// every team (no isolation between the teams' data).
+	ExecutionRoles map[string]IExecutionRole
 	// Code is prebuilt function code: a folder with bootstrap and
 	// platform.json. Default: built from SubmitterPackage during synthesis,
 	// from trainq's own module.
@@ -71,26 +84,28 @@ func SubmitterPropsFromPlatform(p *platform.Platform, queue ITrainingQueue) *Sub
 	return &SubmitterProps{Queue: queue, PlatformProps: PlatformPropsFromPlatform(p), FunctionName: p.SubmitFunctionName()}
 }
 
-// Submitter is the submission function with one alias per class: a caller
-// may submit a class only if granted invoke on that class's alias.
+// Submitter is the submission function with one alias per (class, team): a
+// caller may submit a class for a team only if granted invoke on that pair's
+// alias.
 type Submitter interface {
 	ISubmitter
 	// Function is the submission function.
 	Function() awslambda.Function
-	// Alias is the alias of class; an unknown class is a validation error
-	// (and the result nil).
-	Alias(class string) awslambda.Alias
+	// Alias is the alias of class and team; an unknown class or team is a
+	// validation error (and the result nil).
+	Alias(class, team string) awslambda.Alias
 	// Platform is the platform description bundled with the function; nil
 	// when the props were invalid.
 	Platform() *platform.Platform
 	// Queue is the queue the function submits to.
 	Queue() ITrainingQueue
 	// GrantSubmitToRoleArn lets the IAM role roleArn submit jobs of class
-	// through the class alias's resource policy alone: the role itself is not
+	// for team through the (class, team) alias's resource policy alone: the
+	// role itself is not
 	// modified, so it may belong to another account or to no stack. A role of
 	// another account also needs lambda:InvokeFunction on the alias in its
 	// own account's identity policy.
-	GrantSubmitToRoleArn(roleArn string, class string)
+	GrantSubmitToRoleArn(roleArn string, class, team string)
 }
 
 type submitter struct {
@@ -99,6 +114,7 @@ type submitter struct {
 	dlq      awssqs.Queue
 	aliases  map[string]awslambda.Alias
 	classes  []string
+	teams    []string
 	platform *platform.Platform
 	queue    ITrainingQueue
 }
@@ -134,36 +150,85 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	}
 	dlq := newDeadLetterQueue(c, "DeadLetterQueue")
 	gf := newGoFunction(c, goFunctionProps{
-		functionName: name,
-		nameProp:     "FunctionName",
-		description:  fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", props.PlatformProps.name(), *props.Queue.JobQueueName()),
-		pkg:          SubmitterPackage,
-		files:        files,
-		code:         props.Code,
-		environment: map[string]*string{
-			contract.EnvJobQueue:         props.Queue.JobQueueArn(),
-			contract.EnvExecutionRoleARN: executionRoleArn(props.Queue),
-		},
+		functionName:  name,
+		nameProp:      "FunctionName",
+		description:   fmt.Sprintf("trainq %s: submits SageMaker training jobs to %s", props.PlatformProps.name(), *props.Queue.JobQueueName()),
+		pkg:           SubmitterPackage,
+		files:         files,
+		code:          props.Code,
+		environment:   submitterEnvironment(c, props, p),
 		timeout:       awscdk.Duration_Seconds(jsii.Number(submitterTimeoutSecs)),
 		memoryMB:      256,
 		retentionDays: props.LogRetentionDays,
 		deadLetter:    dlq,
 	})
-	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue)
+	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue, passedRoles(props, p))
 	s.fn, s.dlq = gf.fn, dlq
 	if p == nil {
 		return s
 	}
 	version := gf.fn.CurrentVersion()
-	for _, class := range p.ClassNames() {
-		s.aliases[class] = awslambda.NewAlias(c, jsii.String("Alias-"+class), &awslambda.AliasProps{
-			AliasName:   jsii.String(class),
+	for _, a := range p.SubmitAliases() {
+		s.aliases[a.Name] = awslambda.NewAlias(c, jsii.String("Alias-"+a.Name), &awslambda.AliasProps{
+			AliasName:   jsii.String(a.Name),
 			Version:     version,
-			Description: jsii.String("Submits " + class + " jobs: invoke permission on this alias grants the class"),
+			Description: jsii.String("Submits " + a.Class + " jobs for team " + a.Team + ": invoke permission on this alias grants the class for the team"),
 		})
-		s.classes = append(s.classes, class)
 	}
+	s.classes, s.teams = p.ClassNames(), p.TeamNames()
 	return s
+}
+
+// submitterEnvironment is the function's environment: the queue, and the
+// execution role of every team (TRAINQ_EXECUTION_ROLE_ARNS, a JSON object)
+// or, without ExecutionRoles, the queue's role for all
+// (TRAINQ_EXECUTION_ROLE_ARN).
+func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *platform.Platform) map[string]*string {
+	env := map[string]*string{contract.EnvJobQueue: props.Queue.JobQueueArn()}
+	if len(props.ExecutionRoles) == 0 || p == nil {
+		env[contract.EnvExecutionRoleARN] = executionRoleArn(props.Queue)
+		return env
+	}
+	roles := map[string]interface{}{}
+	for _, team := range p.TeamNames() {
+		if r := props.ExecutionRoles[team]; r != nil {
+			roles[team] = r.RoleArn()
+		} else {
+			roles[team] = executionRoleArn(props.Queue)
+		}
+	}
+	for team, r := range props.ExecutionRoles {
+		if _, ok := p.Team(team); !ok {
+			addError(c, "trainq.Submitter: ExecutionRoles has team %q; want teams of the submitter (%s)", team, strings.Join(p.TeamNames(), ", "))
+		} else if r == nil {
+			addError(c, "trainq.Submitter: ExecutionRoles[%q] is nil; want an IExecutionRole", team)
+		}
+	}
+	env[contract.EnvExecutionRoleARNs] = awscdk.Stack_Of(c).ToJsonString(roles, nil)
+	return env
+}
+
+// passedRoles are the roles the function may pass: each team's.
+func passedRoles(props *SubmitterProps, p *platform.Platform) []IExecutionRole {
+	if len(props.ExecutionRoles) == 0 || p == nil {
+		if r := props.Queue.ExecutionRole(); r != nil {
+			return []IExecutionRole{r}
+		}
+		return nil
+	}
+	var out []IExecutionRole
+	queueRole := false
+	for _, team := range p.TeamNames() {
+		if r := props.ExecutionRoles[team]; r != nil {
+			out = append(out, r)
+		} else {
+			queueRole = true
+		}
+	}
+	if r := props.Queue.ExecutionRole(); queueRole && r != nil {
+		out = append(out, r)
+	}
+	return out
 }
 
 // executionRoleArn is the queue's execution role's ARN; a missing role is
@@ -198,7 +263,7 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 //   - DescribeServiceJob and ListServiceJobs support no resource-level
 //     permission and only read; the function checks that a job belongs to
 //     the platform's queue before it acts on it.
-func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue) {
+func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue, passed []IExecutionRole) {
 	role := f.role
 	jobs := serviceJobsArn(queue.JobQueueArn())
 	requestTag := &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName}}
@@ -212,7 +277,7 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 		Resources:  &[]*string{jobs},
 		Conditions: requestTag,
 	}))
-	if r := queue.ExecutionRole(); r != nil {
+	for _, r := range passed {
 		r.GrantPassRole(role)
 	}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
@@ -247,28 +312,44 @@ func (s *submitter) FunctionArn() *string {
 	return s.fn.FunctionArn()
 }
 
-func (s *submitter) Alias(class string) awslambda.Alias {
-	a, ok := s.aliases[class]
-	if !ok {
-		addError(s, "trainq.Submitter: class is %q; want one of the submitter's classes (%s)", class, strings.Join(sortedCopy(s.classes), ", "))
+func (s *submitter) Teams() []string { return append([]string(nil), s.teams...) }
+
+func (s *submitter) Alias(class, team string) awslambda.Alias {
+	if !checkClassTeam(s, "trainq.Submitter", class, team, s.classes, s.teams) {
+		return nil
 	}
-	return a
+	return s.aliases[platform.SubmitAliasName(class, team)]
 }
 
-func (s *submitter) GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant {
-	a := s.Alias(class)
+// checkClassTeam reports whether class and team are of the lists, recording
+// a validation error for each that is not.
+func checkClassTeam(c constructs.Construct, what, class, team string, classes, teams []string) bool {
+	ok := true
+	if !slices.Contains(classes, class) {
+		addError(c, "%s: class is %q; want one of the submitter's classes (%s)", what, class, strings.Join(sortedCopy(classes), ", "))
+		ok = false
+	}
+	if !slices.Contains(teams, team) {
+		addError(c, "%s: team is %q; want one of the submitter's teams (%s)", what, team, strings.Join(sortedCopy(teams), ", "))
+		ok = false
+	}
+	return ok
+}
+
+func (s *submitter) GrantSubmit(grantee awsiam.IGrantable, class, team string) awsiam.Grant {
+	a := s.Alias(class, team)
 	if a == nil {
 		return awsiam.Grant_Drop(grantee, jsii.String("lambda:InvokeFunction"))
 	}
 	return a.GrantInvoke(grantee)
 }
 
-func (s *submitter) GrantSubmitToRoleArn(roleArn string, class string) {
+func (s *submitter) GrantSubmitToRoleArn(roleArn string, class, team string) {
 	if !isToken(roleArn) && !batchrules.ValidRoleARN(roleArn) {
 		addError(s, "trainq.Submitter: GrantSubmitToRoleArn roleArn is %q; want arn:aws:iam::ACCOUNT:role/NAME", roleArn)
 		return
 	}
-	alias := s.Alias(class)
+	alias := s.Alias(class, team)
 	if alias == nil {
 		return
 	}
@@ -308,8 +389,11 @@ type SubmitterAttributes struct {
 	// FunctionArn is the unqualified ARN of the submission function.
 	// Required.
 	FunctionArn string
-	// Classes are its class names, one alias each. Required.
+	// Classes are its class names. Required.
 	Classes []string
+	// Teams are its team names; each (class, team) pair has an alias.
+	// Required.
+	Teams []string
 	// DeadLetterQueueArn is the ARN of its dead-letter queue. Default: none
 	// (no alarm on it).
 	DeadLetterQueueArn string
@@ -337,7 +421,10 @@ func FromSubmitterAttributes(scope constructs.Construct, id string, attrs *Submi
 		arn = "arn:aws:lambda:us-east-1:000000000000:function:invalid"
 	}
 	if len(attrs.Classes) == 0 {
-		addError(c, "trainq.FromSubmitterAttributes: Classes is empty; want the function's class names (its aliases)")
+		addError(c, "trainq.FromSubmitterAttributes: Classes is empty; want the function's class names")
+	}
+	if len(attrs.Teams) == 0 {
+		addError(c, "trainq.FromSubmitterAttributes: Teams is empty; want the function's team names (with Classes, its aliases)")
 	}
 	s := &importedSubmitter{Construct: c, arn: arn, attrs: *attrs}
 	s.fn = awslambda.Function_FromFunctionAttributes(c, jsii.String("Function"), &awslambda.FunctionAttributes{
@@ -351,21 +438,17 @@ func FromSubmitterAttributes(scope constructs.Construct, id string, attrs *Submi
 
 func (s *importedSubmitter) FunctionArn() *string           { return jsii.String(s.arn) }
 func (s *importedSubmitter) Classes() []string              { return append([]string(nil), s.attrs.Classes...) }
+func (s *importedSubmitter) Teams() []string                { return append([]string(nil), s.attrs.Teams...) }
 func (s *importedSubmitter) DeadLetterQueue() awssqs.IQueue { return s.dlq }
 
-func (s *importedSubmitter) GrantSubmit(grantee awsiam.IGrantable, class string) awsiam.Grant {
-	known := false
-	for _, c := range s.attrs.Classes {
-		known = known || c == class
-	}
-	if !known {
-		addError(s, "trainq.FromSubmitterAttributes: class is %q; want one of Classes (%s)", class, strings.Join(sortedCopy(s.attrs.Classes), ", "))
+func (s *importedSubmitter) GrantSubmit(grantee awsiam.IGrantable, class, team string) awsiam.Grant {
+	if !checkClassTeam(s, "trainq.FromSubmitterAttributes", class, team, s.attrs.Classes, s.attrs.Teams) {
 		return awsiam.Grant_Drop(grantee, jsii.String("lambda:InvokeFunction"))
 	}
 	return awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{
 		Grantee:      grantee,
 		Actions:      jsii.Strings("lambda:InvokeFunction"),
-		ResourceArns: jsii.Strings(s.arn + ":" + class),
+		ResourceArns: jsii.Strings(s.arn + ":" + platform.SubmitAliasName(class, team)),
 	})
 }
 

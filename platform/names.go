@@ -80,3 +80,7 @@ func (p *Platform) validateSubmitAliases(ps *Problems) {
 		seen[a.Name] = a
 	}
 }
+
+// ArtifactsPrefix is team's key prefix in the platform's artifacts bucket,
+// "<team>/": only the team's execution role may read and write it.
+func ArtifactsPrefix(team string) string { return team + "/" }

@@ -40,8 +40,14 @@ type PlatformStack interface {
 	Pool() tq.CapacityPool
 	// Queue is the training job queue.
 	Queue() tq.TrainingQueue
-	// ExecutionRole is the SageMaker execution role of the jobs.
+	// ExecutionRole is the queue's SageMaker execution role, for jobs
+	// submitted to the queue directly (Queue().GrantSubmitServiceJob), which
+	// the stack grants to no one: it reaches the platform-wide training
+	// section, no team's artifacts.
 	ExecutionRole() tq.ExecutionRole
+	// TeamExecutionRole is the execution role team's jobs run as (nil for a
+	// team the platform does not have).
+	TeamExecutionRole(team string) tq.ExecutionRole
 	// ArtifactsBucket receives the jobs' output.
 	ArtifactsBucket() awss3.Bucket
 	// Submitter is the submission function with its class aliases.
@@ -55,6 +61,7 @@ type platformStack struct {
 	pool      tq.CapacityPool
 	queue     tq.TrainingQueue
 	role      tq.ExecutionRole
+	teamRoles map[string]tq.ExecutionRole
 	artifacts awss3.Bucket
 	submitter tq.Submitter
 	monitor   tq.Monitor
@@ -87,7 +94,15 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 
 	s.pool = tq.NewCapacityPool(stack, "Pool", poolProps(p))
 	s.artifacts = newArtifactsBucket(stack)
-	s.role = tq.NewExecutionRole(stack, "ExecutionRole", executionRoleProps(stack, p, s.artifacts))
+	im := newTrainingImports(stack)
+	s.role = tq.NewExecutionRole(stack, "ExecutionRole", executionRoleProps(stack, im, p, s.artifacts, nil))
+	// A role per team: its jobs reach the team's prefix of the artifacts
+	// bucket, the platform-wide training section and the team's own.
+	s.teamRoles = map[string]tq.ExecutionRole{}
+	for i := range p.Teams {
+		t := &p.Teams[i]
+		s.teamRoles[t.Name] = tq.NewExecutionRole(stack, "ExecutionRole-"+t.Name, executionRoleProps(stack, im, p, s.artifacts, t))
+	}
 	policy := schedulingPolicy(stack, p)
 	s.queue = tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
 		ServiceEnvironments:      []tq.OrderedServiceEnvironment{{Pool: s.pool, Order: 1}},
@@ -105,6 +120,10 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 
 	sub := tq.SubmitterPropsFromPlatform(p, s.queue)
 	sub.Code = props.SubmitterCode
+	sub.ExecutionRoles = map[string]tq.IExecutionRole{}
+	for team, r := range s.teamRoles {
+		sub.ExecutionRoles[team] = r
+	}
 	s.submitter = tq.NewSubmitter(stack, "Submitter", sub)
 	// The platform file's submitters are roles the stack does not own: they
 	// are granted through the aliases' resource policies only, never by
@@ -126,7 +145,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 
 	output(stack, "SubmitFunctionName", s.submitter.Function().FunctionName(), "submission function; invoke its (class, team) aliases, <class>-<team>")
 	output(stack, "JobQueueArn", s.queue.JobQueueArn(), "ARN of the training job queue")
-	output(stack, "ExecutionRoleArn", s.role.RoleArn(), "SageMaker execution role of the jobs")
+	output(stack, "ExecutionRoleArn", s.role.RoleArn(), "SageMaker execution role of jobs submitted to the queue directly (no team's artifacts)")
 	output(stack, "ArtifactsBucketName", s.artifacts.BucketName(), "bucket for the jobs' output (s3://NAME/)")
 	return s
 }
@@ -134,9 +153,12 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 func (s *platformStack) Pool() tq.CapacityPool           { return s.pool }
 func (s *platformStack) Queue() tq.TrainingQueue         { return s.queue }
 func (s *platformStack) ExecutionRole() tq.ExecutionRole { return s.role }
-func (s *platformStack) ArtifactsBucket() awss3.Bucket   { return s.artifacts }
-func (s *platformStack) Submitter() tq.Submitter         { return s.submitter }
-func (s *platformStack) Monitor() tq.Monitor             { return s.monitor }
+func (s *platformStack) TeamExecutionRole(team string) tq.ExecutionRole {
+	return s.teamRoles[team]
+}
+func (s *platformStack) ArtifactsBucket() awss3.Bucket { return s.artifacts }
+func (s *platformStack) Submitter() tq.Submitter       { return s.submitter }
+func (s *platformStack) Monitor() tq.Monitor           { return s.monitor }
 
 func output(stack awscdk.Stack, id string, value *string, description string) {
 	awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
@@ -219,47 +241,81 @@ func newArtifactsBucket(stack awscdk.Stack) awss3.Bucket {
 	})
 }
 
-// executionRoleProps grants the role the artifacts bucket and the platform's
-// training section: its S3 locations, repositories, AWS's training images
-// (unless turned off), VPC and keys; nothing else.
-func executionRoleProps(stack awscdk.Stack, p *platform.Platform, artifacts awss3.IBucket) *tq.ExecutionRoleProps {
-	buckets := map[string]awss3.IBucket{}
-	location := func(uri string) tq.S3Location {
-		// The platform was validated: every URI parses.
-		loc, err := platform.ParseS3URI(uri)
-		if err != nil {
-			panic(fmt.Sprintf("trainq.PlatformStack: %v", err))
-		}
-		b, ok := buckets[loc.Bucket]
-		if !ok {
-			b = awss3.Bucket_FromBucketName(stack, jsii.String("Bucket-"+loc.Bucket), jsii.String(loc.Bucket))
-			buckets[loc.Bucket] = b
-		}
-		if loc.Object {
-			return tq.S3Location{Bucket: b, Key: loc.Key}
-		}
-		return tq.S3Location{Bucket: b, Prefix: loc.Key}
+// trainingImports imports the buckets, repositories and keys the platform
+// file names, each once, for every execution role that reaches them.
+type trainingImports struct {
+	stack   awscdk.Stack
+	buckets map[string]awss3.IBucket
+	repos   map[string]awsecr.IRepository
+	keys    map[string]awskms.IKey
+}
+
+func newTrainingImports(stack awscdk.Stack) *trainingImports {
+	return &trainingImports{stack: stack, buckets: map[string]awss3.IBucket{}, repos: map[string]awsecr.IRepository{}, keys: map[string]awskms.IKey{}}
+}
+
+func (im *trainingImports) location(uri string) tq.S3Location {
+	// The platform was validated: every URI parses.
+	loc, err := platform.ParseS3URI(uri)
+	if err != nil {
+		panic(fmt.Sprintf("trainq.PlatformStack: %v", err))
 	}
+	b, ok := im.buckets[loc.Bucket]
+	if !ok {
+		b = awss3.Bucket_FromBucketName(im.stack, jsii.String("Bucket-"+loc.Bucket), jsii.String(loc.Bucket))
+		im.buckets[loc.Bucket] = b
+	}
+	if loc.Object {
+		return tq.S3Location{Bucket: b, Key: loc.Key}
+	}
+	return tq.S3Location{Bucket: b, Prefix: loc.Key}
+}
+
+func (im *trainingImports) repository(name string) awsecr.IRepository {
+	r, ok := im.repos[name]
+	if !ok {
+		r = awsecr.Repository_FromRepositoryName(im.stack, jsii.String("Repository-"+strings.ReplaceAll(name, "/", "-")), jsii.String(name))
+		im.repos[name] = r
+	}
+	return r
+}
+
+// executionRoleProps grants a role the platform's training section: its S3
+// locations, repositories, AWS's training images (unless turned off), VPC
+// and keys; and, for a team (team != nil), the team's prefix of the
+// artifacts bucket (s3://ARTIFACTS/<team>/) and the team's own training
+// section. The queue's own role (team == nil) gets no artifacts: nothing of
+// the platform passes it. Nothing else.
+func executionRoleProps(stack awscdk.Stack, im *trainingImports, p *platform.Platform, artifacts awss3.IBucket, team *platform.Team) *tq.ExecutionRoleProps {
 	t := p.Training
-	props := &tq.ExecutionRoleProps{
-		Write:            []tq.S3Location{{Bucket: artifacts}},
-		AWSManagedImages: jsii.Bool(t.UsesAWSManagedImages()),
+	props := &tq.ExecutionRoleProps{AWSManagedImages: jsii.Bool(t.UsesAWSManagedImages())}
+	s3Read, s3Write, repos := t.S3Read, t.S3Write, t.ECRRepositories
+	if team != nil {
+		props.Write = []tq.S3Location{{Bucket: artifacts, Prefix: platform.ArtifactsPrefix(team.Name)}}
+		tt := team.TrainingOf()
+		s3Read = append(append([]string(nil), s3Read...), tt.S3Read...)
+		s3Write = append(append([]string(nil), s3Write...), tt.S3Write...)
+		repos = append(append([]string(nil), repos...), tt.ECRRepositories...)
 	}
-	for _, uri := range t.S3Read {
-		props.Read = append(props.Read, location(uri))
+	for _, uri := range s3Read {
+		props.Read = append(props.Read, im.location(uri))
 	}
-	for _, uri := range t.S3Write {
-		props.Write = append(props.Write, location(uri))
+	for _, uri := range s3Write {
+		props.Write = append(props.Write, im.location(uri))
 	}
-	for _, name := range t.ECRRepositories {
-		props.Repositories = append(props.Repositories,
-			awsecr.Repository_FromRepositoryName(stack, jsii.String("Repository-"+strings.ReplaceAll(name, "/", "-")), jsii.String(name)))
+	for _, name := range repos {
+		props.Repositories = append(props.Repositories, im.repository(name))
 	}
 	if t.VPC != nil {
 		props.VPC = &tq.TrainingVPC{Subnets: t.VPC.Subnets, SecurityGroups: t.VPC.SecurityGroups}
 	}
 	for i, k := range t.KMSKeys {
-		props.KMSKeys = append(props.KMSKeys, awskms.Key_FromKeyArn(stack, jsii.String(fmt.Sprintf("TrainingKey%d", i)), jsii.String(k)))
+		key, ok := im.keys[k]
+		if !ok {
+			key = awskms.Key_FromKeyArn(stack, jsii.String(fmt.Sprintf("TrainingKey%d", i)), jsii.String(k))
+			im.keys[k] = key
+		}
+		props.KMSKeys = append(props.KMSKeys, key)
 	}
 	return props
 }

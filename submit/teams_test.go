@@ -89,7 +89,7 @@ func TestAnAliasSubmitsForItsTeamOnly(t *testing.T) {
 		{name: "(research, alpha) is Forbidden for team beta", alias: "research-alpha", team: "beta", wantType: "Forbidden", wantFields: []string{"team"}},
 		{name: "(research, alpha) is Forbidden for a production job", alias: "research-alpha", class: "production", wantType: "Forbidden", wantFields: []string{"class"}},
 		{name: "(research, alpha) may not run its job as beta's execution role", alias: "research-alpha",
-			extra: map[string]any{"trainingJob": map[string]any{"RoleArn": betaRole, "OutputDataConfig": map[string]any{"S3OutputPath": "s3://a/b/"}}},
+			extra:    map[string]any{"trainingJob": map[string]any{"RoleArn": betaRole, "OutputDataConfig": map[string]any{"S3OutputPath": "s3://a/b/"}}},
 			wantType: "Forbidden", wantFields: []string{"trainingJob.RoleArn"}},
 		{name: "an operator submits for beta, as beta's execution role", team: "beta", class: "research", wantRole: betaRole},
 		{name: "an alias of a team that does not exist is Forbidden", alias: "research-gamma", wantType: "Forbidden", wantFields: []string{"function alias"}},

@@ -7,6 +7,8 @@ package test
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +18,10 @@ import (
 )
 
 const examplePlatform = "../docs/trainq.example.yaml"
+
+// teamsPlatform has two teams, alpha and beta, with training locations of
+// their own, and two submitters of the same class, one for each team.
+const teamsPlatform = "testdata/teams.yaml"
 
 // otherAccount is an account that is not the stack's.
 const otherAccount = "210987654321"
@@ -90,11 +96,43 @@ func allowAll(action string) []namedPolicy {
 	}}}
 }
 
+// queueRoleARN is the queue's own execution role (logical id ExecutionRole
+// and the hash), which the submitter never passes.
+func (d *deployed) queueRoleARN(t *testing.T) string {
+	t.Helper()
+	return d.roleMatching(t, regexp.MustCompile(`^ExecutionRole[0-9A-F]{8}$`))
+}
+
+// teamRoleARN is the execution role of team's jobs (construct
+// ExecutionRole-<team>).
+func (d *deployed) teamRoleARN(t *testing.T, team string) string {
+	t.Helper()
+	alnum := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(team, "")
+	return d.roleMatching(t, regexp.MustCompile(`^ExecutionRole`+alnum+`Role[0-9A-F]{8}$`))
+}
+
+func (d *deployed) roleMatching(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	var found []string
+	for id := range d.res {
+		if d.typeOf(id) == "AWS::IAM::Role" && re.MatchString(id) {
+			found = append(found, id)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want one role whose logical id matches %s, found %v", re, found)
+	}
+	return d.getAtt(found[0], "Arn").(string)
+}
+
 // platformFlows are the requests every deployed platform must decide right.
 func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	p := s.platform
 	queue := d.attr(t, "AWS::Batch::JobQueue", "Queue", "JobQueueArn")
-	execRole := d.roleARN(t, "ExecutionRole")
+	// The first team's role stands for every team's in what every job needs.
+	team := p.Teams[0].Name
+	execRole := d.teamRoleARN(t, team)
+	queueRole := d.queueRoleARN(t)
 	submitter := d.roleARN(t, "SubmitterServiceRole")
 	observer := d.roleARN(t, "MonitorObserverServiceRole")
 	poller := d.roleARN(t, "MonitorPollerServiceRole")
@@ -153,7 +191,8 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the submitter submits to the platform's queue", principal: submitter, action: "batch:SubmitServiceJob", resource: queue, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: allowed, cite: citeBatchActions},
 		{name: "the submitter creates the service job it submits", principal: submitter, action: "batch:SubmitServiceJob", resource: job, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: allowed, cite: citeBatchActions},
 		{name: "the submitter cannot submit to another queue", principal: submitter, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/someone-elses-queue"), context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: denied, cite: citeBatchActions},
-		{name: "the submitter passes the execution role to SageMaker", principal: submitter, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
+		{name: "the submitter passes the first team's execution role to SageMaker", principal: submitter, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
+		{name: "the submitter cannot pass the queue's own execution role (no team's)", principal: submitter, action: "iam:PassRole", resource: queueRole, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: denied, cite: citePassRole},
 		{name: "the submitter cannot pass the execution role to EC2", principal: submitter, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
 		{name: "the submitter cannot pass another role", principal: submitter, action: "iam:PassRole", resource: "arn:aws:iam::" + testAccount + ":role/admin", context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: denied, cite: citePassRole},
 		{name: "the submitter cancels the platform's jobs", principal: submitter, action: "batch:TerminateServiceJob", resource: job, context: ownJob, want: allowed, cite: citeBatchActions},
@@ -190,16 +229,20 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "a job cannot write another log group", principal: execRole, action: "logs:PutLogEvents", resource: stream("/aws/lambda/" + p.SubmitFunctionName()), want: denied, cite: citeLogs},
 		{name: "a job publishes SageMaker training metrics", principal: execRole, action: "cloudwatch:PutMetricData", resource: "*", context: map[string]any{"cloudwatch:namespace": "/aws/sagemaker/TrainingJobs"}, want: allowed, cite: citeMetrics},
 		{name: "a job cannot publish into trainq's metric namespace", principal: execRole, action: "cloudwatch:PutMetricData", resource: "*", context: map[string]any{"cloudwatch:namespace": "trainq"}, want: denied, cite: citeMetrics},
-		{name: "a job reads the artifacts bucket", principal: execRole, action: "s3:GetObject", resource: artifacts + "/ranking/model.tar.gz", want: allowed, cite: citeS3Prefix},
-		{name: "a job writes the artifacts bucket", principal: execRole, action: "s3:PutObject", resource: artifacts + "/ranking/model.tar.gz", want: allowed, cite: citeS3Prefix},
-		{name: "nothing reads the artifacts bucket without TLS", principal: execRole, action: "s3:GetObject", resource: artifacts + "/ranking/model.tar.gz", context: map[string]any{"aws:SecureTransport": "false"}, want: explicitlyDenied, cite: citeTLS},
+		{name: "a job reads its team's prefix of the artifacts bucket", principal: execRole, action: "s3:GetObject", resource: artifacts + "/" + team + "/model.tar.gz", want: allowed, cite: citeS3Prefix},
+		{name: "a job writes its team's prefix of the artifacts bucket", principal: execRole, action: "s3:PutObject", resource: artifacts + "/" + team + "/model.tar.gz", want: allowed, cite: citeS3Prefix},
+		{name: "a job lists its team's prefix of the artifacts bucket", principal: execRole, action: "s3:ListBucket", resource: artifacts, context: map[string]any{"s3:prefix": team + "/"}, want: allowed, cite: citeS3Prefix},
+		{name: "a job cannot read the artifacts bucket outside its team's prefix", principal: execRole, action: "s3:GetObject", resource: artifacts + "/" + team + "-other/model.tar.gz", want: denied, cite: citeS3Prefix},
+		{name: "a job cannot list the whole artifacts bucket", principal: execRole, action: "s3:ListBucket", resource: artifacts, context: map[string]any{"s3:prefix": ""}, want: denied, cite: citeS3Prefix},
+		{name: "nothing reads the artifacts bucket without TLS", principal: execRole, action: "s3:GetObject", resource: artifacts + "/" + team + "/model.tar.gz", context: map[string]any{"aws:SecureTransport": "false"}, want: explicitlyDenied, cite: citeTLS},
+		{name: "the queue's own execution role cannot read the artifacts bucket", principal: queueRole, action: "s3:GetObject", resource: artifacts + "/" + team + "/model.tar.gz", want: denied, cite: citeS3Prefix},
 		{name: "a job cannot delete the platform's alarm topic", principal: execRole, action: "sns:DeleteTopic", resource: topic, want: denied, cite: citeEvaluation},
 	}
 }
 
 // declaredDataFlows are the requests about a platform's training section.
 func declaredDataFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
-	execRole := d.roleARN(t, "ExecutionRole")
+	execRole := d.teamRoleARN(t, s.platform.Teams[0].Name)
 	var out []iamRequest
 	for _, uri := range s.platform.Training.S3Read {
 		bucket, prefix := splitS3(t, uri)
@@ -277,8 +320,64 @@ func submitterGrants(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	return out
 }
 
+// teamFlows are the requests about the teams' own execution roles: each
+// reaches its prefix of the artifacts bucket and its own training
+// locations, no other team's, and the submitter may pass each to SageMaker
+// only.
+func teamFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
+	artifacts := d.attr(t, "AWS::S3::Bucket", "Artifacts", "Arn")
+	submitter := d.roleARN(t, "SubmitterServiceRole")
+	var out []iamRequest
+	for _, team := range s.platform.Teams {
+		role := d.teamRoleARN(t, team.Name)
+		out = append(out,
+			iamRequest{name: "the submitter passes team " + team.Name + "'s execution role to SageMaker", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
+			iamRequest{name: "the submitter cannot pass team " + team.Name + "'s execution role to EC2", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
+			iamRequest{name: "SageMaker assumes team " + team.Name + "'s execution role for this account's jobs", principal: "sagemaker.amazonaws.com", action: "sts:AssumeRole", resource: role, context: map[string]any{"aws:SourceAccount": testAccount, "aws:SourceArn": arn("sagemaker", "training-job/x-AWSBatch-1")}, want: allowed, cite: citeConfusedDeputy},
+			iamRequest{name: "team " + team.Name + "'s jobs write its artifacts prefix", principal: role, action: "s3:PutObject", resource: artifacts + "/" + team.Name + "/models/m.tar.gz", want: allowed, cite: citeS3Prefix},
+		)
+		tt := team.TrainingOf()
+		for _, uri := range tt.S3Read {
+			bucket, prefix := splitS3(t, uri)
+			out = append(out, iamRequest{name: "team " + team.Name + "'s jobs read its own " + uri, principal: role, action: "s3:GetObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "part-0001.parquet", want: allowed, cite: citeS3Prefix})
+		}
+		for _, uri := range tt.S3Write {
+			bucket, prefix := splitS3(t, uri)
+			out = append(out, iamRequest{name: "team " + team.Name + "'s jobs write its own " + uri, principal: role, action: "s3:PutObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "checkpoint-10.pt", want: allowed, cite: citeS3Prefix})
+		}
+		for _, repo := range tt.ECRRepositories {
+			out = append(out, iamRequest{name: "team " + team.Name + "'s jobs pull from its own repository " + repo, principal: role, action: "ecr:BatchGetImage", resource: arn("ecr", "repository/"+repo), want: allowed, cite: citeSageMakerRole})
+		}
+		for _, other := range s.platform.Teams {
+			if other.Name == team.Name {
+				continue
+			}
+			out = append(out,
+				iamRequest{name: "team " + team.Name + "'s jobs cannot read team " + other.Name + "'s artifacts", principal: role, action: "s3:GetObject", resource: artifacts + "/" + other.Name + "/models/m.tar.gz", want: denied, cite: citeS3Prefix},
+				iamRequest{name: "team " + team.Name + "'s jobs cannot write team " + other.Name + "'s artifacts", principal: role, action: "s3:PutObject", resource: artifacts + "/" + other.Name + "/models/m.tar.gz", want: denied, cite: citeS3Prefix},
+				iamRequest{name: "team " + team.Name + "'s jobs cannot list team " + other.Name + "'s artifacts", principal: role, action: "s3:ListBucket", resource: artifacts, context: map[string]any{"s3:prefix": other.Name + "/"}, want: denied, cite: citeS3Prefix},
+			)
+			ot := other.TrainingOf()
+			for _, uri := range append(append([]string(nil), ot.S3Read...), ot.S3Write...) {
+				if slices.Contains(s.platform.Training.S3Read, uri) || slices.Contains(s.platform.Training.S3Write, uri) || slices.Contains(tt.S3Read, uri) || slices.Contains(tt.S3Write, uri) {
+					continue
+				}
+				bucket, prefix := splitS3(t, uri)
+				out = append(out, iamRequest{name: "team " + team.Name + "'s jobs cannot read team " + other.Name + "'s own " + uri, principal: role, action: "s3:GetObject", resource: "arn:aws:s3:::" + bucket + "/" + prefix + "part-0001.parquet", want: denied, cite: citeS3Prefix})
+			}
+			for _, repo := range ot.ECRRepositories {
+				if slices.Contains(s.platform.Training.ECRRepositories, repo) || slices.Contains(tt.ECRRepositories, repo) {
+					continue
+				}
+				out = append(out, iamRequest{name: "team " + team.Name + "'s jobs cannot pull from team " + other.Name + "'s repository " + repo, principal: role, action: "ecr:BatchGetImage", resource: arn("ecr", "repository/"+repo), want: denied, cite: citeSageMakerRole})
+			}
+		}
+	}
+	return out
+}
+
 func TestPermissionsAsIAMDecidesThem(t *testing.T) {
-	for _, file := range []string{"", fairSharePlatform, examplePlatform} {
+	for _, file := range []string{"", fairSharePlatform, examplePlatform, teamsPlatform} {
 		t.Run(describe(file), func(t *testing.T) {
 			s := synth(t, file)
 			d := deploy(t, s.path)
@@ -286,6 +385,7 @@ func TestPermissionsAsIAMDecidesThem(t *testing.T) {
 			reqs = append(reqs, platformFlows(t, s, d)...)
 			reqs = append(reqs, declaredDataFlows(t, s, d)...)
 			reqs = append(reqs, submitterGrants(t, s, d)...)
+			reqs = append(reqs, teamFlows(t, s, d)...)
 			reqs = append(reqs, trainingNetworkAndKeys(t, s, d)...)
 			d.decide(t, reqs)
 		})
@@ -295,7 +395,7 @@ func TestPermissionsAsIAMDecidesThem(t *testing.T) {
 // trainingNetworkAndKeys are the requests about training.vpc and
 // training.kmsKeys.
 func trainingNetworkAndKeys(t *testing.T, s *synthesized, d *deployed) []iamRequest {
-	execRole := d.roleARN(t, "ExecutionRole")
+	execRole := d.teamRoleARN(t, s.platform.Teams[0].Name)
 	tr := s.platform.Training
 	var out []iamRequest
 	eni := arn("ec2", "network-interface/eni-0123456789abcdef0")
@@ -334,4 +434,37 @@ func trainingNetworkAndKeys(t *testing.T, s *synthesized, d *deployed) []iamRequ
 	other := fmt.Sprintf("arn:aws:kms:%s:%s:key/00000000-1111-2222-3333-444444444444", testRegion, testAccount)
 	out = append(out, iamRequest{name: "a job cannot use an undeclared key of the account", principal: execRole, action: "kms:Decrypt", resource: other, resourcePolicy: defaultKeyPolicy(testAccount), want: denied, cite: citeKMSDefault})
 	return out
+}
+
+// TestTwoTeamsOfOneClassShareNoAlias: on testdata/teams.yaml the two
+// research pipelines, one for alpha and one for beta, may each invoke its
+// own alias and nothing the other may, as IAM decides it (every request of
+// submitterGrants is decided; here the allowed sets are compared).
+func TestTwoTeamsOfOneClassShareNoAlias(t *testing.T) {
+	s := synth(t, teamsPlatform)
+	d := deploy(t, s.path)
+	reqs := submitterGrants(t, s, d)
+	d.decide(t, reqs)
+	may := map[string]map[string]bool{}
+	for _, r := range reqs {
+		if r.want == allowed {
+			if may[r.principal] == nil {
+				may[r.principal] = map[string]bool{}
+			}
+			may[r.principal][r.resource] = true
+		}
+	}
+	alpha, beta := "arn:aws:iam::123456789012:role/alpha-pipeline", "arn:aws:iam::123456789012:role/beta-pipeline"
+	fn := d.attr(t, "AWS::Lambda::Function", "SubmitterFunction", "Arn")
+	if want := map[string]bool{fn + ":research-alpha": true}; !maps.Equal(may[alpha], want) {
+		t.Errorf("alpha's pipeline may invoke %v, want only %v", may[alpha], want)
+	}
+	if want := map[string]bool{fn + ":research-beta": true}; !maps.Equal(may[beta], want) {
+		t.Errorf("beta's pipeline may invoke %v, want only %v", may[beta], want)
+	}
+	for res := range may[alpha] {
+		if may[beta][res] {
+			t.Errorf("both pipelines may invoke %s", res)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package test
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,21 +20,30 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 	s := synth(t, "")
 	queueID, _ := s.template.one(t, "AWS::Batch::JobQueue")
 	fnID, fn := s.template.find(t, "AWS::Lambda::Function", "FunctionName", s.platform.SubmitFunctionName())
-	roleIDs := s.template.ofType("AWS::IAM::Role")
-	var execRole string
-	for _, id := range roleIDs {
-		if get(s.template.Resources[id].Properties, "AssumeRolePolicyDocument.Statement.0.Principal.Service") == "sagemaker.amazonaws.com" {
-			execRole = id
-		}
-	}
 	checks := map[string]any{
 		"Runtime":       "provided.al2023",
 		"Architectures": []any{"arm64"},
 		"Handler":       "bootstrap",
-		"Environment": map[string]any{"Variables": map[string]any{
-			contract.EnvJobQueue:         getAtt(queueID, "JobQueueArn"),
-			contract.EnvExecutionRoleARN: getAtt(execRole, "Arn"),
-		}},
+	}
+	// The queue, and each team's own execution role (a JSON object).
+	vars, _ := get(fn.Properties, "Environment.Variables").(map[string]any)
+	if diff := cmp.Diff(getAtt(queueID, "JobQueueArn"), vars[contract.EnvJobQueue]); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", contract.EnvJobQueue, diff)
+	}
+	if _, ok := vars[contract.EnvExecutionRoleARN]; ok || len(vars) != 2 {
+		t.Errorf("environment %v, want only %s and %s", vars, contract.EnvJobQueue, contract.EnvExecutionRoleARNs)
+	}
+	d := deploy(t, s.path)
+	var roles map[string]string
+	if err := json.Unmarshal([]byte(fmt.Sprint(d.resolve(vars[contract.EnvExecutionRoleARNs]))), &roles); err != nil {
+		t.Fatalf("%s: %v", contract.EnvExecutionRoleARNs, err)
+	}
+	wantRoles := map[string]string{}
+	for _, team := range s.platform.TeamNames() {
+		wantRoles[team] = d.teamRoleARN(t, team)
+	}
+	if diff := cmp.Diff(wantRoles, roles); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", contract.EnvExecutionRoleARNs, diff)
 	}
 	for k, want := range checks {
 		if diff := cmp.Diff(want, fn.Properties[k]); diff != "" {
