@@ -12,7 +12,7 @@
 //     FromTrainingQueueAttributes.
 //   - ExecutionRole: the least-privilege SageMaker execution role of the
 //     jobs; FromExecutionRoleArn.
-//   - Submitter: the submission function, one alias per class, its
+//   - Submitter: the submission function, one alias per (class, team), its
 //     dead-letter queue and its grants (ISubmitter; FromSubmitterAttributes).
 //   - Monitoring in layers: MonitoringPipeline (the functions that turn Batch
 //     events and queue snapshots into metrics), AlarmFactory (one naming rule,

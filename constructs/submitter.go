@@ -119,7 +119,7 @@ type submitter struct {
 	queue    ITrainingQueue
 }
 
-// NewSubmitter creates the submission function, its class aliases, its
+// NewSubmitter creates the submission function, its (class, team) aliases, its
 // dead-letter queue and its least-privilege role. Invalid props — a team
 // that is not a share of the queue, a class band that overlaps another —
 // fail synthesis with a message naming the prop and the value. The queue's

@@ -69,7 +69,7 @@ func CheckSubmit(p *platform.Platform, req Request, opt CheckOptions) Problems {
 	class, classOK := p.Class(className)
 	switch {
 	case className == "":
-		ps.Addf("class", nil, "a class (%s), or invoke the function through the class's alias%s", strings.Join(p.ClassNames(), ", "), hint("class"))
+		ps.Addf("class", nil, "a class (%s), or invoke the function through a (class, team) alias%s", strings.Join(p.ClassNames(), ", "), hint("class"))
 	case !classOK:
 		ps.Addf("class", className, "a class of the platform (%s)", strings.Join(p.ClassNames(), ", "))
 	}

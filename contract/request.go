@@ -36,8 +36,8 @@ type Request struct {
 	// Team is the team whose share the job uses (submit; required).
 	Team string `json:"team,omitempty"`
 	// Class is the priority class. Required when the function is invoked
-	// unqualified; through a class alias it may be omitted and must otherwise
-	// equal the alias.
+	// unqualified; through a (class, team) alias it may be omitted and must
+	// otherwise equal the alias's.
 	Class string `json:"class,omitempty"`
 	// Priority (0–99) places the job inside its class's band
 	// (submit, reprioritize). Default: 50.

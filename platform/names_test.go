@@ -24,3 +24,23 @@ func TestResourceNamesArePrefixedAndDistinct(t *testing.T) {
 		names[n] = what
 	}
 }
+
+func TestSubmitAliasNames(t *testing.T) {
+	if got := SubmitAliasName("research", "search-ranking"); got != "research-search-ranking" {
+		t.Errorf("got %q, want research-search-ranking", got)
+	}
+	long1, long2 := strings.Repeat("a", 128), strings.Repeat("a", 127)+"b"
+	n1, n2 := SubmitAliasName("research", long1), SubmitAliasName("research", long2)
+	if len(n1) != MaxAliasNameLength || len(n2) != MaxAliasNameLength || n1 == n2 {
+		t.Errorf("long names %q (%d) and %q (%d): want %d characters each, different", n1, len(n1), n2, len(n2), MaxAliasNameLength)
+	}
+	p := Default()
+	for _, a := range p.SubmitAliases() {
+		if got, ok := p.SubmitAliasOf(a.Name); !ok || got != a {
+			t.Errorf("SubmitAliasOf(%q) = %+v, %v; want %+v", a.Name, got, ok, a)
+		}
+	}
+	if _, ok := p.SubmitAliasOf("research"); ok {
+		t.Error("a bare class is an alias")
+	}
+}

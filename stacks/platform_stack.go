@@ -50,7 +50,7 @@ type PlatformStack interface {
 	TeamExecutionRole(team string) tq.ExecutionRole
 	// ArtifactsBucket receives the jobs' output.
 	ArtifactsBucket() awss3.Bucket
-	// Submitter is the submission function with its class aliases.
+	// Submitter is the submission function with its (class, team) aliases.
 	Submitter() tq.Submitter
 	// Monitor is the monitoring, or nil when the platform turns it off.
 	Monitor() tq.Monitor

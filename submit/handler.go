@@ -14,7 +14,7 @@
 // deadline, so that the caller always gets a documented answer.
 //
 // The Lambda-specific edge is small: Handler implements lambda.Handler
-// (Invoke), reads the class alias from the invoked function ARN and turns
+// (Invoke), reads the (class, team) alias from the invoked function ARN and turns
 // errors into function errors whose errorType is a Kind. Everything else is
 // plain Go over a narrow Batch interface.
 //

@@ -56,16 +56,18 @@ func (r *recordingBatch) UpdateServiceJob(_ context.Context, in *batch.UpdateSer
 }
 
 // fuzzAliases are the qualifiers a fuzzed invocation may come through: none,
-// each class, $LATEST, a version and an alias that is no class.
-var fuzzAliases = []string{"", "production", "research", "sweep", "$LATEST", "7", "admin"}
+// (class, team) aliases of each class and of both teams, $LATEST, a version,
+// a bare class (no longer an alias) and an alias that is nothing.
+var fuzzAliases = []string{"", "production-search-ranking", "research-search-ranking", "sweep-search-ranking", "research-search-research",
+	"$LATEST", "7", "admin", "research"}
 
 // FuzzSecurityInvariants feeds arbitrary requests through the Lambda decode
-// path, through every class alias, and checks what reached Batch against
+// path, through (class, team) aliases, and checks what reached Batch against
 // the submitter's security invariants, whatever the request said:
 //
-//   - the class of the alias is never escaped: through a class alias, a
-//     submitted job is tagged with that class, and a job of another class is
-//     never cancelled or re-prioritized;
+//   - the class and team of the alias are never escaped: through an alias, a
+//     submitted job is tagged with its class and team, and a job of another
+//     class or team is never cancelled or re-prioritized;
 //   - the scheduling priority stays in the band of the job's class;
 //   - the team is a team of the platform, and the share, the team tag and
 //     the answer agree (quota mode: quotaShareName, never shareIdentifier);
@@ -104,28 +106,26 @@ func FuzzSecurityInvariants(f *testing.F) {
 			t.Fatal(err)
 		}
 		via := fuzzAliases[int(alias)%len(fuzzAliases)]
-		classAlias := via
-		if _, ok := p.Class(via); !ok {
-			classAlias = ""
-		}
+		a, _ := p.SubmitAliasOf(via)
+		classAlias, teamAlias := a.Class, a.Team
 		out, err := lambda.NewHandler(h).Invoke(invocation(via, "req-fuzz"), payload)
-		if via == "admin" && err == nil {
-			t.Fatalf("an alias that is no class was served: %s", out)
+		if (via == "admin" || via == "research") && err == nil {
+			t.Fatalf("an alias that is no (class, team) pair was served: %s", out)
 		}
 		var resp contract.Response
 		if err == nil {
 			if jerr := json.Unmarshal(out, &resp); jerr != nil {
 				t.Fatalf("answer %s: %v", out, jerr)
 			}
-			if classAlias != "" && resp.Class != "" && resp.Class != classAlias && len(rec.submitted) > 0 {
-				t.Fatalf("through alias %s the answer is of class %s", classAlias, resp.Class)
+			if classAlias != "" && len(rec.submitted) > 0 && (resp.Class != classAlias || resp.Team != teamAlias) {
+				t.Fatalf("through alias %s the answer is of class %s, team %s", via, resp.Class, resp.Team)
 			}
 		}
 		for _, in := range rec.submitted {
-			checkSubmitted(t, p, classAlias, in, resp, err == nil)
+			checkSubmitted(t, p, classAlias, teamAlias, in, resp, err == nil)
 		}
-		if classAlias != "" && classAlias != "research" && len(rec.terminated)+len(rec.updated) > 0 {
-			t.Fatalf("through alias %s a research job was cancelled or re-prioritized (%q)", classAlias, payload)
+		if classAlias != "" && (classAlias != "research" || teamAlias != "search-ranking") && len(rec.terminated)+len(rec.updated) > 0 {
+			t.Fatalf("through alias %s a research job of search-ranking was cancelled or re-prioritized (%q)", via, payload)
 		}
 		research, _ := p.Class("research")
 		for _, u := range rec.updated {
@@ -145,7 +145,7 @@ func FuzzSecurityInvariants(f *testing.F) {
 }
 
 // checkSubmitted checks one SubmitServiceJob request against the invariants.
-func checkSubmitted(t *testing.T, p *platform.Platform, classAlias string, in *batch.SubmitServiceJobInput, resp contract.Response, answered bool) {
+func checkSubmitted(t *testing.T, p *platform.Platform, classAlias, teamAlias string, in *batch.SubmitServiceJobInput, resp contract.Response, answered bool) {
 	t.Helper()
 	if got := aws.ToString(in.JobQueue); got != testQueue {
 		t.Fatalf("submitted to queue %q, want the pinned %q", got, testQueue)
@@ -164,6 +164,9 @@ func checkSubmitted(t *testing.T, p *platform.Platform, classAlias string, in *b
 	if !ok || aws.ToString(in.QuotaShareName) != team.Name || in.ShareIdentifier != nil {
 		t.Fatalf("team tag %q, quotaShareName %v, shareIdentifier %v: want one team of the platform, as the quota share",
 			in.Tags[contract.TagTeam], aws.ToString(in.QuotaShareName), in.ShareIdentifier)
+	}
+	if teamAlias != "" && team.Name != teamAlias {
+		t.Fatalf("through an alias of team %s a job of team %s was submitted", teamAlias, team.Name)
 	}
 	if answered && (resp.Team != team.Name || resp.Class != class.Name) {
 		t.Fatalf("answered team %q class %q for a job tagged %q %q", resp.Team, resp.Class, team.Name, class.Name)

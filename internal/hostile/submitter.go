@@ -20,7 +20,7 @@ const RoleARN = "arn:aws:iam::123456789012:role/trainq-sagemaker"
 // answer.
 type SubmitterCase struct {
 	Name string
-	// Alias is the class alias invoked; "" is unqualified.
+	// Alias is the (class, team) alias invoked; "" is unqualified.
 	Alias string
 	// Setup prepares the fake Batch endpoint; it returns the ARN of a job it
 	// added (for the request to name), and what releases what it holds.
