@@ -22,6 +22,10 @@ import (
 
 const submitterTimeoutSecs = 60
 
+// maxExecutionRoleEnvBytes bounds TRAINQ_EXECUTION_ROLE_ARNS, leaving room in
+// Lambda's 4 KB of environment variables for the others.
+const maxExecutionRoleEnvBytes = 3500
+
 // ISubmitter is trainq's submission function: a caller submits a job of a
 // class for a team by invoking the function's alias of that (class, team)
 // pair, named platform.SubmitAliasName(class, team) ("research-nlp").
@@ -203,6 +207,15 @@ func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *plat
 		} else if r == nil {
 			addError(c, "trainq.Submitter: ExecutionRoles[%q] is nil; want an IExecutionRole", team)
 		}
+	}
+	// Lambda allows 4 KB of environment variables in all: a role ARN has at
+	// most 95 characters (a 64-character name), plus the team and the JSON.
+	size := 0
+	for team := range roles {
+		size += len(team) + 95 + 6
+	}
+	if size > maxExecutionRoleEnvBytes {
+		addError(c, "trainq.Submitter: ExecutionRoles of %d teams may need %d bytes of TRAINQ_EXECUTION_ROLE_ARNS; want at most %d (Lambda's 4 KB of environment variables): use shorter team names or fewer teams per submitter", len(roles), size, maxExecutionRoleEnvBytes)
 	}
 	env[contract.EnvExecutionRoleARNs] = awscdk.Stack_Of(c).ToJsonString(roles, nil)
 	return env

@@ -8,7 +8,9 @@
 // is spelled once. Its only logic is how trainq reads and writes across
 // those boundaries: decoding a request strictly (DecodeRequest), JSON as
 // AWS spells it (SplitObject, CheckJSON: case-sensitive names, no repeated
-// member, bounded nesting), and bounded output (Cut, Report, BoundedLog:
+// member, bounded nesting), the checks of a submit request against the
+// platform that need no AWS call (CheckSubmit, which the function and the
+// CLI's --dry-run share), and bounded output (Cut, Report, BoundedLog:
 // every string a function writes into a log line, a metric line or an error
 // message is cut at a documented length on a character boundary).
 //

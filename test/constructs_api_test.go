@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -141,6 +142,26 @@ func TestUsersMistakesFailSynthesisNamingConstructPropAndValue(t *testing.T) {
 			func(t *testing.T, stack awscdk.Stack) {
 				s := tq.FromSubmitterAttributes(stack, "Sub", &tq.SubmitterAttributes{FunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:vision-submit", Classes: []string{"research"}, Teams: []string{"detection"}})
 				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "gold", "detection")
+			}},
+		{"execution roles of teams whose names overflow Lambda's environment", []string{"[S/Submitter]", "ExecutionRoles of 20 teams", "Lambda's 4 KB"},
+			func(t *testing.T, stack awscdk.Stack) {
+				var teams []string
+				for i := range 20 {
+					teams = append(teams, fmt.Sprintf("%03d", i)+strings.Repeat("t", 100))
+				}
+				pool := tq.NewCapacityPool(stack, "Pool", &tq.CapacityPoolProps{InstanceTypes: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 20}}})
+				q := tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{ServiceEnvironments: []tq.OrderedServiceEnvironment{{Pool: pool, Order: 1}},
+					ExecutionRole: tq.NewExecutionRole(stack, "Role", nil), JobQueueName: "team-training"})
+				for _, team := range teams {
+					q.AddQuotaShare("Share-"+team, &tq.QuotaShareProps{QuotaShareName: team, Capacity: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 1}}})
+				}
+				tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: q, Code: placeholderCode(t),
+					ExecutionRoles: map[string]tq.IExecutionRole{teams[0]: tq.NewExecutionRole(stack, "Team0", nil)}})
+			}},
+		{"an execution role for a team the submitter does not have", []string{"[S/Submitter]", `ExecutionRoles has team "b"`, "(a)"},
+			func(t *testing.T, stack awscdk.Stack) {
+				tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t),
+					ExecutionRoles: map[string]tq.IExecutionRole{"b": tq.NewExecutionRole(stack, "B", nil)}})
 			}},
 		{"granting an unknown team", []string{"[S/Submitter]", `team is "b"`, "want one of the submitter's teams (a)"},
 			func(t *testing.T, stack awscdk.Stack) {
