@@ -269,7 +269,8 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 // Batch):
 //   - SubmitServiceJob acts on the queue and on the new service job, and
 //     needs batch:TagResource for the tags it sets; all three only with the
-//     platform's tag in the request (aws:RequestTag).
+//     platform's tag in the request (aws:RequestTag), and TagResource never
+//     on a job tagged for another platform (aws:ResourceTag, if it exists).
 //   - TerminateServiceJob and UpdateServiceJob act on a service job, and only
 //     on jobs carrying the platform's tag (aws:ResourceTag): not on other
 //     platforms' or other applications' jobs of the account.
@@ -285,10 +286,16 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 		Resources:  &[]*string{queue.JobQueueArn(), jobs},
 		Conditions: requestTag,
 	}))
+	// Tagging: the new job at submission (it has no tags yet) or a job of
+	// this platform (re-prioritizing records who did it), never a job
+	// another platform tagged.
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:    jsii.Strings("batch:TagResource"),
-		Resources:  &[]*string{jobs},
-		Conditions: requestTag,
+		Actions:   jsii.Strings("batch:TagResource"),
+		Resources: &[]*string{jobs},
+		Conditions: &map[string]interface{}{
+			"StringEquals":         map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName},
+			"StringEqualsIfExists": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName},
+		},
 	}))
 	for _, r := range passed {
 		r.GrantPassRole(role)
