@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 )
@@ -38,11 +39,11 @@ var Commands = map[string]string{
 
 // Run executes command with args, writing results to stdout. Help (-h,
 // --help) goes to stdout too, and Run then returns flag.ErrHelp. Mistakes
-// in the command line come back as a *UsageError; no error carries the
+// in the command line come back as a *cli.UsageError; no error carries the
 // command's name, which bin/trainq puts in front once.
 func Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
 	if _, ok := Commands[command]; !ok {
-		return usagef("unknown command %q: want submit, status, cancel or reprioritize", command)
+		return cli.Usagef("unknown command %q: want submit, status, cancel or reprioritize", command)
 	}
 	c := &cmd{name: command, fs: flag.NewFlagSet("trainq "+command, flag.ContinueOnError)}
 	c.common()
@@ -57,11 +58,11 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	case "reprioritize":
 		build = c.jobFlags(contract.ActionReprioritize)
 	}
-	if err := parse(c.fs, args, stdout, c.usage); err != nil {
+	if err := cli.Parse(c.fs, args, stdout, c.usage); err != nil {
 		return err
 	}
 	if c.output != "table" && c.output != "json" {
-		return usagef("--output: got %q, want table or json", c.output)
+		return cli.Usagef("--output: got %q, want table or json", c.output)
 	}
 	req, err := build()
 	if err != nil {
@@ -112,7 +113,7 @@ func (c *cmd) usage(w io.Writer) {
 		fmt.Fprintf(w, "\n%s", c.notes)
 	}
 	fmt.Fprintf(w, "\nFlags:\n")
-	printDefaults(c.fs, w)
+	cli.PrintDefaults(c.fs, w)
 	if len(c.examples) > 0 {
 		fmt.Fprintf(w, "\nExamples:\n")
 		for _, e := range c.examples {
@@ -179,7 +180,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 	c.fs.BoolVar(&c.dryRun, "dry-run", false, "check the request against the platform and print it, with the function it would invoke; invoke nothing")
 	return func() (contract.Request, error) {
 		if c.fs.NArg() > 0 {
-			return req, usagef("unexpected arguments %q (submit takes flags only)", c.fs.Args())
+			return req, cli.Usagef("unexpected arguments %q (submit takes flags only)", c.fs.Args())
 		}
 		out := contract.Request{}
 		if file != "" {
@@ -245,13 +246,13 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			c.class = out.Class
 		}
 		if c.class == "" {
-			return out, usagef("--class is required: with --team it selects the function alias that grants the class for the team")
+			return out, cli.Usagef("--class is required: with --team it selects the function alias that grants the class for the team")
 		}
 		if c.team == "" {
-			return out, usagef("--team is required: with --class it selects the function alias that grants the class for the team")
+			return out, cli.Usagef("--team is required: with --class it selects the function alias that grants the class for the team")
 		}
 		if out.Class != "" && out.Class != c.class {
-			return out, usagef("--class %q and the request's class %q differ", c.class, out.Class)
+			return out, cli.Usagef("--class %q and the request's class %q differ", c.class, out.Class)
 		}
 		out.Class = c.class
 		if out.IdempotencyKey == "" {
@@ -289,22 +290,22 @@ func (c *cmd) jobFlags(action string) func() (contract.Request, error) {
 	}
 	return func() (contract.Request, error) {
 		if c.fs.NArg() != 1 {
-			return contract.Request{}, usagef("want exactly one JOB_ID argument, got %d", c.fs.NArg())
+			return contract.Request{}, cli.Usagef("want exactly one JOB_ID argument, got %d", c.fs.NArg())
 		}
 		switch {
 		case (c.class == "" || c.team == "") && !c.unqualified:
-			return contract.Request{}, usagef("--class and --team are required: they select the function alias you may invoke " +
+			return contract.Request{}, cli.Usagef("--class and --team are required: they select the function alias you may invoke " +
 				"(it acts on jobs of its class and team only), " +
 				"or --unqualified to invoke the function without an alias (operators only)")
 		case (c.class != "" || c.team != "") && c.unqualified:
-			return contract.Request{}, usagef("--class and --team exclude --unqualified")
+			return contract.Request{}, cli.Usagef("--class and --team exclude --unqualified")
 		}
 		req := contract.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
 		if action == contract.ActionReprioritize {
 			set := false
 			c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "priority" })
 			if !set {
-				return req, usagef("--priority is required (0-99)")
+				return req, cli.Usagef("--priority is required (0-99)")
 			}
 			req.Priority = &priority
 		}

@@ -79,15 +79,16 @@ var layers = map[string][]string{
 	"batchrules":             {},
 	"batchrules/batchsdk":    {"batchrules"},
 	"metrics":                {},
+	"cli":                    {},
 	"platform":               {"batchrules"},
 	"contract":               {"platform", "batchrules"},
 	"trace":                  {"platform", "batchrules"},
 	"simulate":               {"platform", "batchrules", "trace", "metrics", "contract"},
-	"simulate/simcmd":        {"platform", "batchrules", "simulate", "trace"},
+	"simulate/simcmd":        {"cli", "platform", "batchrules", "simulate", "trace"},
 	"submit":                 {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
 	"observe":                {"contract", "batchrules", "platform", "metrics"},
 	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
-	"client":                 {"contract", "batchrules", "platform"},
+	"client":                 {"cli", "contract", "batchrules", "platform"},
 	"constructs/lambdabuild": {},
 	"constructs":             {"constructs/lambdabuild", "contract", "batchrules", "platform", "metrics"},
 	"stacks":                 {"constructs", "contract", "batchrules", "platform", "metrics"},
@@ -95,7 +96,7 @@ var layers = map[string][]string{
 	"bin/submitter":          {"submit", "contract", "platform"},
 	"bin/observer":           {"observe", "contract", "platform"},
 	"bin/poller":             {"poll", "contract", "platform"},
-	"bin/trainq":             {"client", "simulate/simcmd", "contract", "platform"},
+	"bin/trainq":             {"cli", "client", "simulate/simcmd", "contract", "platform"},
 }
 
 // testSupport are packages only tests and benchmarks may import.

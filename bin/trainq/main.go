@@ -51,7 +51,7 @@ func main() {
 }
 
 // usageError is how the commands' packages mark a mistake in the command
-// line (client.UsageError, simcmd.UsageError, and this package's own).
+// line (cli.UsageError, and this package's own).
 type usageError interface{ IsUsage() bool }
 
 // badUsage is this package's usage error.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
@@ -39,19 +40,19 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 			"Replays a job trace against each platform's scheduling policy and against a strict FIFO queue on\n"+
 			"the first platform's pools, and reports waits, preemptions, utilization and per-job outcomes side\n"+
 			"by side. See docs/simulate.md.\n\nFlags:\n")
-		printDefaults(fs, w)
+		cli.PrintDefaults(fs, w)
 	}
-	if err := parse(fs, args, stdout, help); err != nil {
+	if err := cli.Parse(fs, args, stdout, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+		return cli.Usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	if *traceFile == "" {
-		return usagef("--trace: got nothing, want a trace CSV file")
+		return cli.Usagef("--trace: got nothing, want a trace CSV file")
 	}
 	if *output != "table" && *output != "json" {
-		return usagef("--output: got %q, want table or json", *output)
+		return cli.Usagef("--output: got %q, want table or json", *output)
 	}
 	runs, err := plan(platformFiles)
 	if err != nil {
@@ -148,7 +149,7 @@ func plan(files []string) ([]run, error) {
 			label = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		}
 		if other, dup := seen[label]; dup {
-			return nil, usagef("--platform %s: its label %q is taken by %s; give the files different names", f, label, other)
+			return nil, cli.Usagef("--platform %s: its label %q is taken by %s; give the files different names", f, label, other)
 		}
 		seen[label] = "--platform " + f
 		runs = append(runs, run{label: label, p: p, policy: simulate.PolicyPlatform})

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/trace"
 )
@@ -40,7 +41,7 @@ type TraceSummary struct {
 func Trace(args []string, stdout, stderr io.Writer) error {
 	usage := func(w io.Writer) { fmt.Fprintf(w, traceUsage, strings.Join(trace.Formats, "|")) }
 	if len(args) == 0 {
-		return usagef("got no subcommand, want generate or convert")
+		return cli.Usagef("got no subcommand, want generate or convert")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -51,7 +52,7 @@ func Trace(args []string, stdout, stderr io.Writer) error {
 	case "convert":
 		return convert(args[1:], stdout, stderr)
 	}
-	return usagef("subcommand: got %q, want generate or convert", args[0])
+	return cli.Usagef("subcommand: got %q, want generate or convert", args[0])
 }
 
 // traceOutput checks --output and that a JSON summary and a trace do not
@@ -59,9 +60,9 @@ func Trace(args []string, stdout, stderr io.Writer) error {
 func traceOutput(output, out string) error {
 	switch {
 	case output != "table" && output != "json":
-		return usagef("--output: got %q, want table or json", output)
+		return cli.Usagef("--output: got %q, want table or json", output)
 	case output == "json" && out == "-":
-		return usagef("--output json and --out - both write to stdout; give --out a file")
+		return cli.Usagef("--output json and --out - both write to stdout; give --out a file")
 	}
 	return nil
 }
@@ -84,16 +85,16 @@ func generate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(w, "Usage: trainq trace generate --seed N --jobs N --out FILE [flags]\n\n"+
 			"Draw a synthetic job trace for a platform: the same seed, options and platform give the same\n"+
 			"file. See docs/simulate.md.\n\nFlags:\n")
-		printDefaults(fs, w)
+		cli.PrintDefaults(fs, w)
 	}
-	if err := parse(fs, args, stdout, help); err != nil {
+	if err := cli.Parse(fs, args, stdout, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+		return cli.Usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	if *out == "" {
-		return usagef("--out: got nothing, want a file or -")
+		return cli.Usagef("--out: got nothing, want a file or -")
 	}
 	if err := traceOutput(*output, *out); err != nil {
 		return err
@@ -126,13 +127,13 @@ func convert(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "Usage: trainq trace convert --format %s --in FILE --out FILE [flags]\n\n"+
 			"Convert a public cluster trace into trainq's trace CSV, mapped onto a platform's teams, classes\n"+
 			"and instance types. See docs/simulate.md.\n\nFlags:\n", strings.Join(trace.Formats, "|"))
-		printDefaults(fs, w)
+		cli.PrintDefaults(fs, w)
 	}
-	if err := parse(fs, args, stdout, help); err != nil {
+	if err := cli.Parse(fs, args, stdout, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+		return cli.Usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	var missing []string
 	for _, f := range []struct{ flag, value string }{{"--format", *format}, {"--in", *in}, {"--out", *out}} {
@@ -141,10 +142,10 @@ func convert(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(missing) > 0 {
-		return usagef("missing %s; --format, --in and --out are all required", strings.Join(missing, ", "))
+		return cli.Usagef("missing %s; --format, --in and --out are all required", strings.Join(missing, ", "))
 	}
 	if !slices.Contains(trace.Formats, *format) {
-		return usagef("--format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
+		return cli.Usagef("--format: got %q, want one of %s", *format, strings.Join(trace.Formats, ", "))
 	}
 	if err := traceOutput(*output, *out); err != nil {
 		return err
