@@ -10,7 +10,7 @@
 // nothing and a change to one function rebuilds only that one.
 //
 // It imports nothing of the AWS CDK, jsii or constructs, so that run-time
-// test code (test/submitter) and benchmarks may build exactly as the
+// test code (internal/lambdatest) and benchmarks may build exactly as the
 // constructs do; it imports nothing of trainq either.
 package lambdabuild
 

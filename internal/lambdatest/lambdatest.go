@@ -1,8 +1,8 @@
 // Package lambdatest runs a trainq function end to end: it builds the
 // function's real bootstrap and the AWS Lambda Runtime Interface Emulator from
 // its Go module, runs the bootstrap under the emulator on 127.0.0.1 against
-// a local Batch endpoint, and invokes it over loopback. It is the approach of
-// test/submitter's harness, for every function (observer, poller, submitter).
+// a local Batch endpoint, and invokes it over loopback, for every function
+// (observer, poller, submitter) and the benchmark under bench/submit.
 //
 // It is test support: only tests import it. It must never import the AWS CDK, jsii or
 // constructs.
@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/trainq/trainq/constructs/lambdabuild"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -71,13 +72,14 @@ func (f *Function) Start(ctx context.Context, env ...string) (*Emulator, error) 
 // InvocationsPath is where the emulator accepts invocations.
 const InvocationsPath = "/2015-03-31/functions/function/invocations"
 
-// Build builds pkg for the host into dir/name with the flags the CDK
-// construct uses (bar GOOS/GOARCH) and returns the binary's path. It runs
-// in the module, so it works from any test of the module.
+// Build builds pkg for the host into dir/name with the recipe of every
+// trainq function (lambdabuild.Lambda, for the host's platform) and returns
+// the binary's path. It runs in the module, so it works from any test of
+// the module.
 func Build(ctx context.Context, pkg, dir, name string, extraEnv ...string) (string, error) {
 	out := filepath.Join(dir, name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-o", out, pkg)
-	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), extraEnv...)
+	cmd := lambdabuild.Lambda.ForHost().Command(ctx, "", out, pkg)
+	cmd.Env = append(cmd.Env, extraEnv...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 	}

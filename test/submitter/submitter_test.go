@@ -15,9 +15,9 @@ import (
 	"github.com/trainq/trainq/client"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/lambdatest"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
-	"github.com/trainq/trainq/test/submitter"
 )
 
 const (
@@ -44,9 +44,9 @@ func run(m *testing.M) int {
 	// it takes, within go test's -timeout.
 	ctx := context.Background()
 	bin.dir = dir
-	if bin.bootstrap, err = submitter.Build(ctx, submitter.BootstrapPackage, dir, "bootstrap"); err == nil {
-		if err = submitter.WritePlatform(dir, nil); err == nil {
-			bin.rie, err = submitter.Build(ctx, submitter.RIEPackage, dir, "aws-lambda-rie")
+	if bin.bootstrap, err = lambdatest.Build(ctx, lambdatest.SubmitterPackage, dir, "bootstrap"); err == nil {
+		if err = lambdatest.WritePlatform(dir, nil); err == nil {
+			bin.rie, err = lambdatest.Build(ctx, lambdatest.RIEPackage, dir, "aws-lambda-rie")
 		}
 	}
 	if err != nil {
@@ -58,9 +58,9 @@ func run(m *testing.M) int {
 
 // start runs the bootstrap under the emulator as function name (a
 // qualifier after ':' makes an alias invocation) against fake.
-func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string) *submitter.Emulator {
+func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string) *lambdatest.Emulator {
 	t.Helper()
-	env := submitter.Env(append([]string{
+	env := lambdatest.Env(append([]string{
 		"AWS_ENDPOINT_URL_BATCH=" + fake.URL,
 		"AWS_LAMBDA_FUNCTION_NAME=" + name,
 		"LAMBDA_TASK_ROOT=" + bin.dir,
@@ -69,7 +69,7 @@ func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string
 	}, extraEnv...)...)
 	ctx, cancel := testContext(t)
 	defer cancel()
-	e, err := submitter.Start(ctx, bin.rie, bin.bootstrap, env)
+	e, err := lambdatest.Start(ctx, bin.rie, bin.bootstrap, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ type answer struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
-func invoke(t *testing.T, e *submitter.Emulator, payload []byte) answer {
+func invoke(t *testing.T, e *lambdatest.Emulator, payload []byte) answer {
 	t.Helper()
 	ctx, cancel := testContext(t)
 	defer cancel()
@@ -242,7 +242,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out.json")
 		cmd := exec.Command("/usr/bin/aws", "lambda", "invoke", "--endpoint-url", e.URL, "--function-name", "function",
 			"--cli-binary-format", "raw-in-base64-out", "--payload", string(fixture(t, "submit-alias.json")), out)
-		cmd.Env = submitter.Env("AWS_DEFAULT_REGION=us-east-1", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+		cmd.Env = lambdatest.Env("AWS_DEFAULT_REGION=us-east-1", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("aws lambda invoke: %v\n%s", err, b)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
-	"github.com/trainq/trainq/test/submitter"
+	"github.com/trainq/trainq/internal/lambdatest"
 )
 
 func main() {
@@ -36,24 +36,24 @@ func run(n int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	rie, err := submitter.Build(ctx, submitter.RIEPackage, dir, "aws-lambda-rie")
+	rie, err := lambdatest.Build(ctx, lambdatest.RIEPackage, dir, "aws-lambda-rie")
 	if err != nil {
 		return err
 	}
-	boot, err := submitter.Build(ctx, submitter.BootstrapPackage, dir, "bootstrap")
+	boot, err := lambdatest.Build(ctx, lambdatest.SubmitterPackage, dir, "bootstrap")
 	if err != nil {
 		return err
 	}
-	if err := submitter.WritePlatform(dir, nil); err != nil {
+	if err := lambdatest.WritePlatform(dir, nil); err != nil {
 		return err
 	}
-	hello, err := submitter.Build(ctx, "github.com/trainq/trainq/bench/submit/hello", dir, "hello")
+	hello, err := lambdatest.Build(ctx, "github.com/trainq/trainq/bench/submit/hello", dir, "hello")
 	if err != nil {
 		return err
 	}
 	fake := batchtest.New(0)
 	defer fake.Close()
-	env := submitter.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, "LAMBDA_TASK_ROOT="+dir,
+	env := lambdatest.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, "LAMBDA_TASK_ROOT="+dir,
 		contract.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training",
 		contract.EnvExecutionRoleARN+"=arn:aws:iam::123456789012:role/trainq-sagemaker")
 	// A request the function refuses without calling Batch: the round trip
@@ -62,7 +62,7 @@ func run(n int) error {
 	for _, fn := range []struct{ name, path string }{{"hello-world Go Lambda", hello}, {"trainq submitter", boot}} {
 		var inits, firsts []time.Duration
 		for i := 0; i < n; i++ {
-			e, err := submitter.Start(ctx, rie, fn.path, env)
+			e, err := lambdatest.Start(ctx, rie, fn.path, env)
 			if err != nil {
 				return err
 			}
