@@ -21,13 +21,14 @@ const (
 
 // Actions lists every action, the default (submit) first.
 func Actions() []string {
-	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize}
+	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue}
 }
 
 // Request is what callers send to the submission function. Field names are
 // a public contract, documented in docs/submission.md.
 type Request struct {
-	// Action is submit (the default), describe, cancel or reprioritize.
+	// Action is submit (the default), describe, cancel, reprioritize or
+	// queue (ActionQueue, in queue.go).
 	Action string `json:"action,omitempty"`
 	// JobID names the job of describe, cancel and reprioritize.
 	JobID string `json:"jobId,omitempty"`
@@ -80,6 +81,10 @@ type Response struct {
 	CreatedAt    string `json:"createdAt,omitempty"`
 	StartedAt    string `json:"startedAt,omitempty"`
 	StoppedAt    string `json:"stoppedAt,omitempty"`
+	// Explanation says why a described job waits (queue.go).
+	Explanation *Explanation `json:"explanation,omitempty"`
+	// Queue is the queue action's answer (queue.go).
+	Queue *QueueView `json:"queue,omitempty"`
 }
 
 // Limits of a request.
@@ -94,9 +99,10 @@ const (
 	MaxJobNameLength = batchrules.MaxNameLength - len("-") - JobNameSuffixLength
 	// MaxIdempotencyKeyLength bounds idempotency keys.
 	MaxIdempotencyKeyLength = 256
-	// MaxCallerTags leaves room for trainq's own four tags (Tags) in AWS
-	// Batch's 50: 50 - 4 = 46.
-	MaxCallerTags = batchrules.MaxTags - 4
+	// MaxCallerTags leaves room in AWS Batch's 50 tags for trainq's own
+	// four (Tags) and the three it may add later (LaterTags: who
+	// re-prioritized the job, and a moved job's lineage): 50 - 4 - 3 = 43.
+	MaxCallerTags = batchrules.MaxTags - 4 - 3
 )
 
 // requestFields maps each JSON key of a request to its Go field index.

@@ -26,6 +26,10 @@ const (
 	// the blocking job's statusReason (such as
 	// MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED), or ReasonOther.
 	Reason = "Reason"
+	// FromInstanceType and ToInstanceType are the instance types a moved
+	// job left and went to.
+	FromInstanceType = "FromInstanceType"
+	ToInstanceType   = "ToInstanceType"
 )
 
 // ReasonOther is the Reason of a queue-blocked event whose statusReason
@@ -140,6 +144,19 @@ var (
 	BorrowedInstances = Metric{"BorrowedInstances", UnitCount, perTeamType}
 )
 
+// Metrics written by the re-router, one EMF line per run.
+var (
+	// JobsRerouted counts jobs moved to another instance type (each move
+	// once, however many runs it took to finish).
+	JobsRerouted = Metric{"JobsRerouted", UnitCount, [][]string{
+		{Queue, Class, Team, FromInstanceType, ToInstanceType}, {Queue, Class}, {Queue}}}
+	// ReroutesRefused counts moves the re-router decided on but did not
+	// make, by Reason: AWS Batch refused a call (SUBMIT, TERMINATE), the
+	// per-minute bound was reached (RATE), or the job had moved
+	// reroute.maxMoves times (MAX_MOVES).
+	ReroutesRefused = Metric{"ReroutesRefused", UnitCount, [][]string{{Queue, Reason}, {Queue}}}
+)
+
 // ObserverMetrics lists the metrics the observer function writes from Batch
 // job state-change events.
 func ObserverMetrics() []Metric {
@@ -157,11 +174,17 @@ func PollerMetrics() []Metric {
 	return []Metric{RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization, BorrowedInstances}
 }
 
+// RerouterMetrics lists the metrics the re-router writes.
+func RerouterMetrics() []Metric {
+	return []Metric{JobsRerouted, ReroutesRefused}
+}
+
 // All lists every metric trainq publishes: those of the observer, the
-// submission function and the poller, each exactly once.
+// submission function, the poller and the re-router, each exactly once.
 func All() []Metric {
 	var all []Metric
 	all = append(all, ObserverMetrics()...)
 	all = append(all, SubmitterMetrics()...)
-	return append(all, PollerMetrics()...)
+	all = append(all, PollerMetrics()...)
+	return append(all, RerouterMetrics()...)
 }

@@ -13,6 +13,11 @@ const (
 	DefaultIdleAlarmSeconds         = 1800
 	DefaultLogRetentionDays         = 30
 	DefaultClassMaxWaitSeconds      = 3600
+	DefaultRerouteAfterSeconds      = 1800
+	DefaultRerouteMaxMoves          = 3
+	DefaultCheckpointSeconds        = 1800
+	DefaultMaxMovesPerMinute        = 30
+	DefaultRerouteEveryMinutes      = 1
 )
 
 // DefaultJobStateTimeLimitActions are used when a platform sets no
@@ -83,6 +88,29 @@ func (p *Platform) ApplyDefaults() {
 		if c.Retries == nil {
 			c.Retries = intPtr(0)
 		}
+		if c.Reroute != nil {
+			r := *c.Reroute // a copy: the caller's struct may be shared
+			if r.AfterSeconds == 0 {
+				r.AfterSeconds = DefaultRerouteAfterSeconds
+			}
+			if r.MaxMoves == 0 {
+				r.MaxMoves = DefaultRerouteMaxMoves
+			}
+			c.Reroute = &r
+		}
+		if c.Checkpoints != nil {
+			k := *c.Checkpoints
+			if k.IntervalSeconds == 0 {
+				k.IntervalSeconds = DefaultCheckpointSeconds
+			}
+			c.Checkpoints = &k
+		}
+	}
+	if p.Rerouting.MaxMovesPerMinute == 0 {
+		p.Rerouting.MaxMovesPerMinute = DefaultMaxMovesPerMinute
+	}
+	if p.Rerouting.EveryMinutes == 0 {
+		p.Rerouting.EveryMinutes = DefaultRerouteEveryMinutes
 	}
 	for i := range p.Teams {
 		t := &p.Teams[i]

@@ -72,6 +72,8 @@ teams:
 				Submission: Submission{InstanceTypes: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}},
 				// AWS's prebuilt images on; no S3, repositories, VPC or keys.
 				Training: Training{AWSManagedImages: ptr(true)},
+				// 30 moves a minute, every minute (platform.md, rerouting).
+				Rerouting: Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
 			},
 		},
 		{
@@ -106,6 +108,7 @@ teams:
 				},
 				Submission: Submission{InstanceTypes: []string{"ml.p4d.24xlarge"}},
 				Training:   Training{AWSManagedImages: ptr(true)},
+				Rerouting:  Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
 			},
 		},
 		{
@@ -144,6 +147,7 @@ monitoring:
 				},
 				Submission: Submission{InstanceTypes: []string{"ml.g5.48xlarge"}},
 				Training:   Training{AWSManagedImages: ptr(true)},
+				Rerouting:  Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
 			},
 		},
 	}
@@ -173,7 +177,9 @@ func TestExplicitValuesAreKept(t *testing.T) {
 		}},
 		Classes: []Class{
 			{Name: "urgent", Priority: Band{Min: 9000, Max: 9999}, MaxRuntimeSeconds: 86400, Retries: ptr(3), PreemptionRetries: ptr(0)},
-			{Name: "batch", Priority: Band{Min: 10, Max: 19}, MaxRuntimeSeconds: 3600, Retries: ptr(0)},
+			{Name: "batch", Priority: Band{Min: 10, Max: 19}, MaxRuntimeSeconds: 3600, Retries: ptr(0),
+				Reroute:     &Reroute{AfterSeconds: 600, InstanceTypes: []string{"ml.g5.48xlarge", "ml.p5.48xlarge"}, MaxMoves: 1},
+				Checkpoints: &Checkpoints{IntervalSeconds: 900}},
 		},
 		Teams: []Team{
 			{
@@ -227,6 +233,7 @@ func TestExplicitValuesAreKept(t *testing.T) {
 				"arn:aws:kms:eu-west-1:210987654321:key/mrk-0fedcba987654321fedcba9876543210",
 			},
 		},
+		Rerouting: Rerouting{MaxMovesPerMinute: 10, EveryMinutes: 5},
 	}
 	got := mustParse(t, readTestdata(t, "quota.yaml"))
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -47,12 +47,15 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 		t.Errorf("example training section (-want +got):\n%s", diff)
 	}
 	// Its header's promise: the reference setup plus the optional examples.
-	// Without alarm e-mails, submitters and training access (the platform's
+	// Without alarm e-mails, submitters, re-routing and training access (the platform's
 	// and the teams') it is the embedded default.
 	p.Monitoring.AlarmEmails = nil
 	p.Submission.Submitters = nil
 	for i := range p.Teams {
 		p.Teams[i].Training = nil
+	}
+	for i := range p.Classes {
+		p.Classes[i].Reroute = nil
 	}
 	p.Training = Training{AWSManagedImages: ptr(true)}
 	if diff := cmp.Diff(Default(), p); diff != "" {

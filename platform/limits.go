@@ -20,6 +20,19 @@ const (
 	MaxRuntimeSecondsLimit    = 28 * 24 * 3600
 )
 
+// trainq's own bounds on re-routing and checkpoints.
+const (
+	MinRerouteAfterSeconds = 60
+	MaxRerouteAfterSeconds = 86400
+	MaxRerouteMoves        = 10
+	MinCheckpointSeconds   = 60
+	MaxCheckpointSeconds   = 86400
+	// MaxMovesPerMinuteLimit keeps the re-router at 2 submissions a second,
+	// under half of AWS Batch's about 5 a second per account, which it
+	// shares with the submission function.
+	MaxMovesPerMinuteLimit = 120
+)
+
 // pattern is a regular expression with a length limit. Length limits are
 // kept out of the expressions because Go compiles a counted repetition such
 // as {1,512} into that many states, which costs every function milliseconds

@@ -74,6 +74,19 @@ type Platform struct {
 	Submission Submission `json:"submission"`
 	// Training lists what the SageMaker execution role may reach.
 	Training Training `json:"training"`
+	// Rerouting bounds the re-router, which runs when a class sets reroute.
+	Rerouting Rerouting `json:"rerouting"`
+}
+
+// Rerouting holds the re-router's platform-wide bounds.
+type Rerouting struct {
+	// MaxMovesPerMinute bounds the moves of all classes together per
+	// minute (1–120): each move is one SubmitServiceJob, and AWS Batch
+	// allows about 5 submissions a second per account, shared with the
+	// submission function. Default: 30.
+	MaxMovesPerMinute int `json:"maxMovesPerMinute,omitempty" zero:"refuse"`
+	// EveryMinutes is how often the re-router runs (1–60). Default: 1.
+	EveryMinutes int `json:"everyMinutes,omitempty" zero:"refuse"`
 }
 
 // Pool is a capacity of one instance type.
@@ -151,6 +164,55 @@ type Class struct {
 	// PreemptionRetries is how many times a preempted job is requeued before it
 	// is terminated (0–9999). Default: unlimited.
 	PreemptionRetries *int `json:"preemptionRetries,omitempty"`
+	// Reroute, when set, lets the re-router move the class's jobs that have
+	// waited in RUNNABLE past AfterSeconds on an instance type saturated for
+	// their team to another of InstanceTypes with headroom. Default: off.
+	Reroute *Reroute `json:"reroute,omitempty"`
+	// Checkpoints, when set, gives each job of the class a SageMaker
+	// CheckpointConfig under its team's artifacts prefix, so that a
+	// preempted or moved job resumes where it stopped. Default: off.
+	Checkpoints *Checkpoints `json:"checkpoints,omitempty"`
+}
+
+// Reroute is a class's re-routing: which waiting jobs move, and where to.
+type Reroute struct {
+	// AfterSeconds is how long a job waits in RUNNABLE before it may move
+	// (60–86400). Default: 1800.
+	AfterSeconds int `json:"afterSeconds,omitempty" zero:"refuse"`
+	// InstanceTypes are the instance types the class's jobs may move
+	// between, in order of preference: at least two, each once, each one of
+	// submission.instanceTypes. A job moves only if its own type is one of
+	// them. Required.
+	InstanceTypes []string `json:"instanceTypes"`
+	// MaxMoves bounds how many times one job is moved (1–10), its moves
+	// counted along its lineage. Default: 3.
+	MaxMoves int `json:"maxMoves,omitempty" zero:"refuse"`
+}
+
+// Checkpoints are a class's checkpoint settings.
+type Checkpoints struct {
+	// IntervalSeconds is how often the class's training code writes a
+	// checkpoint (60–86400): the simulator counts the work since the last
+	// one as lost at a preemption. It changes nothing in AWS. Default: 1800.
+	IntervalSeconds int `json:"intervalSeconds,omitempty" zero:"refuse"`
+}
+
+// ReroutesAfter returns the class's wait threshold in seconds and whether
+// its jobs are re-routed at all.
+func (c Class) ReroutesAfter() (seconds int, on bool) {
+	if c.Reroute == nil {
+		return 0, false
+	}
+	return c.Reroute.AfterSeconds, true
+}
+
+// CheckpointInterval returns the class's checkpoint interval in seconds and
+// whether its jobs get a checkpoint location at all.
+func (c Class) CheckpointInterval() (seconds int, on bool) {
+	if c.Checkpoints == nil {
+		return 0, false
+	}
+	return c.Checkpoints.IntervalSeconds, true
 }
 
 // Attempts is Batch's retryStrategy.attempts for the class.

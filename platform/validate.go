@@ -139,6 +139,46 @@ func (p *Platform) validateClasses(ps *Problems) {
 		if c.PreemptionRetries != nil && (*c.PreemptionRetries < 0 || *c.PreemptionRetries > MaxPreemptionRetries) {
 			ps.Addf(f+".preemptionRetries", *c.PreemptionRetries, "0 to %d, or omitted for unlimited", MaxPreemptionRetries)
 		}
+		p.validateReroute(ps, f, c)
+		if k := c.Checkpoints; k != nil && (k.IntervalSeconds < MinCheckpointSeconds || k.IntervalSeconds > MaxCheckpointSeconds) {
+			ps.Addf(f+".checkpoints.intervalSeconds", k.IntervalSeconds, "%d to %d", MinCheckpointSeconds, MaxCheckpointSeconds)
+		}
+	}
+	r := p.Rerouting
+	if r.MaxMovesPerMinute < 1 || r.MaxMovesPerMinute > MaxMovesPerMinuteLimit {
+		ps.Addf("rerouting.maxMovesPerMinute", r.MaxMovesPerMinute, "1 to %d (AWS Batch allows about 5 submissions a second per account, shared with the submission function)", MaxMovesPerMinuteLimit)
+	}
+	if r.EveryMinutes < 1 || r.EveryMinutes > 60 {
+		ps.Add("rerouting.everyMinutes", r.EveryMinutes, "1 to 60")
+	}
+}
+
+// validateReroute checks a class's reroute block: a threshold in range, a
+// move bound, and at least two instance types, each once and each one the
+// platform submits to.
+func (p *Platform) validateReroute(ps *Problems, f string, c Class) {
+	r := c.Reroute
+	if r == nil {
+		return
+	}
+	f += ".reroute"
+	if r.AfterSeconds < MinRerouteAfterSeconds || r.AfterSeconds > MaxRerouteAfterSeconds {
+		ps.Addf(f+".afterSeconds", r.AfterSeconds, "%d to %d", MinRerouteAfterSeconds, MaxRerouteAfterSeconds)
+	}
+	if r.MaxMoves < 1 || r.MaxMoves > MaxRerouteMoves {
+		ps.Addf(f+".maxMoves", r.MaxMoves, "1 to %d", MaxRerouteMoves)
+	}
+	if len(r.InstanceTypes) < 2 {
+		ps.Add(f+".instanceTypes", fmt.Sprintf("%d instance types", len(r.InstanceTypes)), "at least two instance types of submission.instanceTypes: a job moves from one to another")
+	}
+	for j, it := range r.InstanceTypes {
+		g := fmt.Sprintf("%s.instanceTypes[%d]", f, j)
+		switch {
+		case !slices.Contains(p.Submission.InstanceTypes, it):
+			ps.Addf(g, it, "one of submission.instanceTypes (%s)", strings.Join(p.Submission.InstanceTypes, ", "))
+		case slices.Index(r.InstanceTypes, it) < j:
+			ps.Add(g, it, "each instance type once")
+		}
 	}
 }
 

@@ -392,6 +392,48 @@ var rejectCases = []rejectCase{
 		base: quotaDoc, change: withClasses(to("classes.1.preemptionRetries", -1)),
 		field: "classes[1].preemptionRetries", value: "-1", allowed: []string{"0 to 9999"},
 	},
+	// Re-routing moves a job between two or more of the submitted types.
+	{
+		name: "a reroute with one instance type (nothing to move to)",
+		base: quotaDoc, change: withClasses(to("classes.1.reroute", doc{"instanceTypes": []any{"ml.p5.48xlarge"}})),
+		field: "classes[1].reroute.instanceTypes", value: "1 instance types", allowed: []string{"at least two", "submission.instanceTypes"},
+	},
+	{
+		name: "a reroute to a type the platform does not submit to",
+		base: quotaDoc, change: withClasses(to("classes.1.reroute", doc{"instanceTypes": []any{"ml.p5.48xlarge", "ml.g5.48xlarge"}})),
+		field: "classes[1].reroute.instanceTypes[1]", value: "ml.g5.48xlarge", allowed: []string{"ml.p5.48xlarge, ml.p4d.24xlarge"},
+	},
+	{
+		name: "a reroute naming a type twice",
+		base: quotaDoc, change: withClasses(to("classes.1.reroute", doc{"instanceTypes": []any{"ml.p5.48xlarge", "ml.p4d.24xlarge", "ml.p5.48xlarge"}})),
+		field: "classes[1].reroute.instanceTypes[2]", value: "ml.p5.48xlarge", allowed: []string{"each instance type once"},
+	},
+	{
+		name: "a reroute threshold under a minute",
+		base: quotaDoc, change: withClasses(to("classes.1.reroute", doc{"afterSeconds": 59, "instanceTypes": []any{"ml.p5.48xlarge", "ml.p4d.24xlarge"}})),
+		field: "classes[1].reroute.afterSeconds", value: "59", allowed: []string{"60 to 86400"},
+	},
+	{
+		name: "more than 10 moves of one job",
+		base: quotaDoc, change: withClasses(to("classes.1.reroute", doc{"maxMoves": 11, "instanceTypes": []any{"ml.p5.48xlarge", "ml.p4d.24xlarge"}})),
+		field: "classes[1].reroute.maxMoves", value: "11", allowed: []string{"1 to 10"},
+	},
+	{
+		name: "a checkpoint interval over a day",
+		base: quotaDoc, change: withClasses(to("classes.2.checkpoints", doc{"intervalSeconds": 86401})),
+		field: "classes[2].checkpoints.intervalSeconds", value: "86401", allowed: []string{"60 to 86400"},
+	},
+	{
+		// 121 a minute is over 2 a second: 120 is the bound.
+		name: "more re-routing moves a minute than half of Batch's submission rate",
+		base: quotaDoc, change: to("rerouting.maxMovesPerMinute", 121),
+		field: "rerouting.maxMovesPerMinute", value: "121", allowed: []string{"1 to 120", "5 submissions a second"},
+	},
+	{
+		name: "a re-router schedule over an hour",
+		base: quotaDoc, change: to("rerouting.everyMinutes", 61),
+		field: "rerouting.everyMinutes", value: "61", allowed: []string{"1 to 60"},
+	},
 
 	// Capacity against the pools.
 	{

@@ -313,6 +313,11 @@ func TestEveryDefaultedNumberRefusesAnExplicitZero(t *testing.T) {
 		}
 		doc := base()
 		doc["classes"] = defaultClassesDoc()
+		// A reroute block needs its instance types; the 0 under test must
+		// be the only problem.
+		if strings.HasPrefix(d.path, "classes[0].reroute.") {
+			set(t, doc, "classes.0.reroute.instanceTypes", []any{"ml.p5.48xlarge", "ml.p4d.24xlarge"})
+		}
 		set(t, doc, strings.NewReplacer("[", ".", "]", "").Replace(d.path), 0)
 		_, err := Parse(render(t, doc))
 		want := Problems{{Field: d.path, Value: "0", Allowed: zeroAllowed[key] + zeroHint}}

@@ -120,7 +120,7 @@ func TestContractLimitsFitBatchs(t *testing.T) {
 	if got := contract.MaxJobNameLength + len("-") + contract.JobNameSuffixLength; got != batchrules.MaxNameLength {
 		t.Errorf("longest job name %d + 1 + %d = %d, want Batch's %d", contract.MaxJobNameLength, contract.JobNameSuffixLength, got, batchrules.MaxNameLength)
 	}
-	if got := contract.MaxCallerTags + len(contract.Tags()); got != batchrules.MaxTags {
-		t.Errorf("%d caller tags + %d of trainq's = %d, want Batch's %d", contract.MaxCallerTags, len(contract.Tags()), got, batchrules.MaxTags)
+	if got := contract.MaxCallerTags + len(contract.Tags()) + len(contract.LaterTags()); got != batchrules.MaxTags {
+		t.Errorf("%d caller tags + %d of trainq's + %d added later = %d, want Batch's %d", contract.MaxCallerTags, len(contract.Tags()), len(contract.LaterTags()), got, batchrules.MaxTags)
 	}
 }

@@ -1,0 +1,28 @@
+package contract
+
+// What the re-router and the submission function share about moved jobs
+// and checkpoints. A move submits the same training job again on another
+// instance type, as a new Batch job, and then terminates the old one; the
+// new job carries its lineage in two tags.
+const (
+	// TagReroutedFrom holds the id of the job a moved job replaced.
+	TagReroutedFrom = TagPrefix + "rerouted-from"
+	// TagMoves holds how many times the job's lineage has moved (1 for the
+	// first move), in decimal, so that moves stay bounded per job
+	// (platform's reroute.maxMoves) across any number of moves.
+	TagMoves = TagPrefix + "moves"
+)
+
+// LaterTags lists the tag keys trainq may add to a job after its
+// submission, or to the job that replaces it: who re-prioritized it and its
+// lineage. Callers' tags leave room for them (MaxCallerTags).
+func LaterTags() []string { return []string{TagReprioritizedBy, TagReroutedFrom, TagMoves} }
+
+// Environment of the functions for checkpoints and re-routing.
+const (
+	// EnvCheckpointBucket names the bucket (the platform's artifacts bucket)
+	// under whose team prefixes the submission function puts each job's
+	// checkpoints: s3://BUCKET/<team>/checkpoints/<job name>/. Unset: no
+	// checkpoint location is set.
+	EnvCheckpointBucket = "TRAINQ_CHECKPOINT_BUCKET"
+)
