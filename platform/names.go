@@ -17,6 +17,20 @@ func (p *Platform) ObserverFunctionName() string { return p.Name + "-observer" }
 // PollerFunctionName is the name of the queue-snapshot Lambda function.
 func (p *Platform) PollerFunctionName() string { return p.Name + "-poller" }
 
+// RerouterFunctionName is the name of the re-routing Lambda function.
+func (p *Platform) RerouterFunctionName() string { return p.Name + "-rerouter" }
+
+// Reroutes reports whether any class sets reroute, i.e. whether the
+// platform runs a re-router.
+func (p *Platform) Reroutes() bool {
+	for _, c := range p.Classes {
+		if c.Reroute != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // JobQueueName is the name of the platform's job queue.
 func (p *Platform) JobQueueName() string { return p.Name + "-training" }
 
