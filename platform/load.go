@@ -54,7 +54,8 @@ func LoadFileOrDefault(path string) (*Platform, error) {
 
 // Parse decodes a platform from YAML or JSON (JSON is YAML), applies defaults
 // and validates it. Every problem is reported at once in a *ValidationError:
-// unknown keys, values of the wrong type and values out of range.
+// keys given twice (with their lines), unknown keys, values of the wrong type
+// and values out of range.
 func Parse(data []byte) (*Platform, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
@@ -68,6 +69,7 @@ func Parse(data []byte) (*Platform, error) {
 		raw = map[string]any{}
 	}
 	var problems Problems
+	checkDuplicateKeys(&problems, data)
 	checkShape(&problems, "", raw, reflect.TypeOf(Platform{}))
 	if _, ok := raw.(map[string]any); !ok {
 		return nil, &ValidationError{Problems: problems}

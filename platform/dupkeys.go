@@ -1,0 +1,50 @@
+package platform
+
+import (
+	"fmt"
+
+	yaml3 "go.yaml.in/yaml/v3"
+)
+
+// checkDuplicateKeys reports every key written twice in one mapping of a
+// YAML or JSON platform file, with both lines. Decoding keeps only the last
+// of them, so a second "teams:" would silently replace the first list; a
+// file that says a thing twice is refused instead. The path is written as
+// checkShape writes it (teams[0].capacity). A document that does not parse
+// is left to the decoder, which reports it.
+func checkDuplicateKeys(ps *Problems, data []byte) {
+	var doc yaml3.Node
+	if yaml3.Unmarshal(data, &doc) != nil {
+		return
+	}
+	walkDuplicateKeys(ps, "", &doc)
+}
+
+func walkDuplicateKeys(ps *Problems, path string, n *yaml3.Node) {
+	switch n.Kind {
+	case yaml3.DocumentNode:
+		for _, c := range n.Content {
+			walkDuplicateKeys(ps, path, c)
+		}
+	case yaml3.SequenceNode:
+		for i, c := range n.Content {
+			walkDuplicateKeys(ps, fmt.Sprintf("%s[%d]", path, i), c)
+		}
+	case yaml3.MappingNode:
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml3.ScalarNode {
+				continue // a complex key: the shape check refuses it
+			}
+			field := join(path, quoteEmpty(k.Value))
+			if line, seen := first[k.Value]; seen {
+				ps.Addf(field, Shown(fmt.Sprintf("given twice, at lines %d and %d", line, k.Line)),
+					"each key once in a mapping (only the last would be kept)")
+				continue
+			}
+			first[k.Value] = k.Line
+			walkDuplicateKeys(ps, field, v)
+		}
+	}
+}
