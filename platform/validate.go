@@ -26,6 +26,7 @@ func (p *Platform) Validate() error {
 	p.validateSubmission(&ps)
 	p.validateSubmitAliases(&ps)
 	p.validateTraining(&ps)
+	p.validateRerouting(&ps)
 	if len(ps) > 0 {
 		return &ValidationError{Problems: ps}
 	}
@@ -144,6 +145,10 @@ func (p *Platform) validateClasses(ps *Problems) {
 			ps.Addf(f+".checkpoints.intervalSeconds", k.IntervalSeconds, "%d to %d", MinCheckpointSeconds, MaxCheckpointSeconds)
 		}
 	}
+}
+
+// validateRerouting checks the re-router's platform-wide bounds.
+func (p *Platform) validateRerouting(ps *Problems) {
 	r := p.Rerouting
 	if r.MaxMovesPerMinute < 1 || r.MaxMovesPerMinute > MaxMovesPerMinuteLimit {
 		ps.Addf("rerouting.maxMovesPerMinute", r.MaxMovesPerMinute, "1 to %d (AWS Batch allows about 5 submissions a second per account, shared with the submission function)", MaxMovesPerMinuteLimit)
