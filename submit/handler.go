@@ -7,8 +7,9 @@
 // quota rules in package batchrules, the ones the simulator uses), checks
 // the SageMaker payload against SageMaker's CreateTrainingJobRequest
 // (sagemaker.go, over the model generated from botocore), and submits the
-// job to AWS Batch idempotently. It also describes, cancels and
-// re-prioritizes jobs. Every request writes one embedded-metric-format line
+// job to AWS Batch idempotently. It also describes (saying why a waiting job
+// waits: Explain, by the same quota rules), cancels and re-prioritizes jobs,
+// and lists the queue (the queue action). Every request writes one embedded-metric-format line
 // (metrics.JobsSubmitted or metrics.SubmissionErrors) to Config.Metrics, and
 // its Batch calls end Config.DeadlineMargin before the invocation's
 // deadline, so that the caller always gets a documented answer.
@@ -260,9 +261,11 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Reques
 		return h.submit(ctx, caller, req)
 	case contract.ActionDescribe, contract.ActionCancel, contract.ActionReprioritize:
 		return h.manage(ctx, caller, req)
+	case contract.ActionQueue:
+		return h.queue(ctx, caller, req)
 	}
 	var ps problems
-	ps.Add("action", req.Action, "submit (the default), describe, cancel or reprioritize")
+	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize or queue")
 	return nil, invalid(ps)
 }
 

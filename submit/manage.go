@@ -96,6 +96,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 		return nil, forbidden(denied)
 	}
 	if req.Action == contract.ActionDescribe {
+		h.explainDescribed(ctx, d, resp)
 		return resp, nil
 	}
 

@@ -37,6 +37,13 @@ func TestDescribeReturnsWhatWasSubmitted(t *testing.T) {
 		t.Error("describe gave no createdAt")
 	}
 	got.CreatedAt = ""
+	// A SUBMITTED job waits: describe explains why. The fake reports
+	// nothing in use and no per-share usage, so the pool's 40 ml.p5.48xlarge
+	// are idle for the job's one instance: next.
+	if got.Explanation == nil || got.Explanation.Reason != contract.ReasonNext {
+		t.Errorf("explanation %+v, want reason %s", got.Explanation, contract.ReasonNext)
+	}
+	got.Explanation = nil
 	want := sub
 	want.Status = "SUBMITTED"
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -15,6 +15,15 @@
 // different request is undocumented; the fake takes the worst case and
 // creates a second job, so that callers cannot rely on the token alone.
 //
+// GetJobQueueSnapshot reports the usage SetUsed and SetShareUsed give and
+// the front of the queue and of each quota share SetFront gives.
+// ListServiceJobs honours jobStatus (without a filter, and without jobStatus
+// only RUNNING jobs, as the API reference says), the JOB_NAME,
+// QUOTA_SHARE_NAME and SHARE_IDENTIFIER filters, maxResults and nextToken,
+// and answers each job as Batch's ServiceJobSummary does (capacityUsage from
+// the payload's ResourceConfig once the job is SCHEDULED or later, the
+// share, statusReason, startedAt).
+//
 // A test may replace the fake's own answer to an operation (Handle), e.g. to
 // serve recorded answers from files; the call is still recorded and its
 // scripted faults still apply.
@@ -32,6 +41,7 @@ import (
 	"net/url"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -127,7 +137,16 @@ type Job struct {
 	Status       string
 	StatusReason string
 	CreatedAt    int64
-	Terminated   bool
+	// StartedAt (Unix milliseconds) is reported when set.
+	StartedAt  int64
+	Terminated bool
+}
+
+// Front is one job of the snapshot's frontOfQueue or frontOfQuotaShares:
+// its ARN and when it reached its position (Unix milliseconds).
+type Front struct {
+	JobARN                 string
+	EarliestTimeAtPosition int64
 }
 
 // Server is the fake endpoint. Its zero value is not usable; call New.
@@ -148,6 +167,8 @@ type Server struct {
 	nextID    int
 	now       func() time.Time
 	handlers  map[string]Handler
+	front     []Front
+	frontOf   map[string][]Front
 }
 
 // Handler answers one operation in place of the fake's own model: body is
@@ -252,6 +273,15 @@ func (s *Server) SetShareUsed(used map[string]map[string]float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.shareUsed = used
+}
+
+// SetFront sets the jobs GetJobQueueSnapshot lists under
+// frontOfQueue.jobs (in order) and frontOfQuotaShares.quotaShares (by
+// share); nil leaves each out of the answer.
+func (s *Server) SetFront(queue []Front, shares map[string][]Front) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.front, s.frontOf = queue, shares
 }
 
 // Calls returns the requests received for op ("" for all, including those
@@ -532,7 +562,18 @@ func (s *Server) do(op string, params map[string]string, body []byte) (int, any)
 			}
 			qu["quotaShareUtilization"] = map[string]any{"topCapacityUtilization": top}
 		}
-		return http.StatusOK, map[string]any{"queueUtilization": qu}
+		out := map[string]any{"queueUtilization": qu}
+		if s.front != nil {
+			out["frontOfQueue"] = map[string]any{"jobs": fronts(s.front), "lastUpdatedAt": s.now().UnixMilli()}
+		}
+		if s.frontOf != nil {
+			shares := map[string]any{}
+			for name, list := range s.frontOf {
+				shares[name] = fronts(list)
+			}
+			out["frontOfQuotaShares"] = map[string]any{"quotaShares": shares, "lastUpdatedAt": s.now().UnixMilli()}
+		}
+		return http.StatusOK, out
 	case "TagResource":
 		var in struct {
 			Tags map[string]string `json:"tags"`
@@ -617,10 +658,26 @@ func (s *Server) find(id string) *Job {
 	return nil
 }
 
+func fronts(list []Front) []map[string]any {
+	out := []map[string]any{}
+	for _, f := range list {
+		out = append(out, map[string]any{"jobArn": f.JobARN, "earliestTimeAtPosition": f.EarliestTimeAtPosition})
+	}
+	return out
+}
+
+// list answers ListServiceJobs: the queue's jobs, most recent first, of
+// jobStatus (RUNNING without one) unless a JOB_NAME filter is given (any
+// status); QUOTA_SHARE_NAME and SHARE_IDENTIFIER filters combine with
+// jobStatus, as the API reference says. Pages hold maxResults jobs (100
+// without it); nextToken is the offset of the next page.
 func (s *Server) list(body []byte) (int, any) {
 	var in struct {
-		JobQueue string `json:"jobQueue"`
-		Filters  []struct {
+		JobQueue   string `json:"jobQueue"`
+		JobStatus  string `json:"jobStatus"`
+		MaxResults int    `json:"maxResults"`
+		NextToken  string `json:"nextToken"`
+		Filters    []struct {
 			Name   string   `json:"name"`
 			Values []string `json:"values"`
 		} `json:"filters"`
@@ -628,14 +685,29 @@ func (s *Server) list(body []byte) (int, any) {
 	if json.Unmarshal(body, &in) != nil || len(in.Filters) > 1 {
 		return clientError("malformed request or more than one filter")
 	}
+	status := in.JobStatus
+	if status == "" {
+		status = "RUNNING"
+	}
+	var filter, value string
+	if len(in.Filters) == 1 && len(in.Filters[0].Values) == 1 {
+		filter, value = in.Filters[0].Name, in.Filters[0].Values[0]
+	}
+	if filter == "JOB_NAME" {
+		status = ""
+	}
 	var out []map[string]any
 	for i := len(s.jobs) - 1; i >= 0; i-- { // most recent first
 		j := s.jobs[i]
 		if in.JobQueue != "" && j.Request.JobQueue != in.JobQueue {
 			continue
 		}
-		if len(in.Filters) == 1 && in.Filters[0].Name == "JOB_NAME" && len(in.Filters[0].Values) == 1 {
-			v := strings.ToLower(in.Filters[0].Values[0])
+		if status != "" && j.Status != status {
+			continue
+		}
+		switch filter {
+		case "JOB_NAME":
+			v := strings.ToLower(value)
 			name := strings.ToLower(j.Request.JobName)
 			if p, ok := strings.CutSuffix(v, "*"); ok {
 				if !strings.HasPrefix(name, p) {
@@ -644,11 +716,69 @@ func (s *Server) list(body []byte) (int, any) {
 			} else if name != v {
 				continue
 			}
+		case "QUOTA_SHARE_NAME":
+			if j.Request.QuotaShareName == nil || *j.Request.QuotaShareName != value {
+				continue
+			}
+		case "SHARE_IDENTIFIER":
+			if j.Request.ShareIdentifier == nil || *j.Request.ShareIdentifier != value {
+				continue
+			}
 		}
-		out = append(out, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": j.Request.JobName,
-			"serviceJobType": "SAGEMAKER_TRAINING", "status": j.Status, "createdAt": j.CreatedAt})
+		out = append(out, summary(j))
 	}
-	return http.StatusOK, map[string]any{"jobSummaryList": nonNil(out)}
+	size := in.MaxResults
+	if size <= 0 || size > 100 {
+		size = 100
+	}
+	from := 0
+	if in.NextToken != "" {
+		n, err := strconv.Atoi(in.NextToken)
+		if err != nil || n < 0 || n > len(out) {
+			return clientError("nextToken %q is not one this endpoint gave", in.NextToken)
+		}
+		from = n
+	}
+	answer := map[string]any{}
+	if to := from + size; to < len(out) {
+		answer["nextToken"] = strconv.Itoa(to)
+		out = out[from:to]
+	} else {
+		out = out[from:]
+	}
+	answer["jobSummaryList"] = nonNil(out)
+	return http.StatusOK, answer
+}
+
+// summary is j as a ServiceJobSummary.
+func summary(j *Job) map[string]any {
+	out := map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": j.Request.JobName,
+		"serviceJobType": "SAGEMAKER_TRAINING", "status": j.Status, "createdAt": j.CreatedAt}
+	if j.StatusReason != "" {
+		out["statusReason"] = j.StatusReason
+	}
+	if j.StartedAt != 0 {
+		out["startedAt"] = j.StartedAt
+	}
+	if j.Request.QuotaShareName != nil {
+		out["quotaShareName"] = *j.Request.QuotaShareName
+	}
+	if j.Request.ShareIdentifier != nil {
+		out["shareIdentifier"] = *j.Request.ShareIdentifier
+	}
+	switch j.Status {
+	case "SCHEDULED", "STARTING", "RUNNING":
+		var tj struct {
+			ResourceConfig struct {
+				InstanceType  string
+				InstanceCount float64
+			}
+		}
+		if json.Unmarshal([]byte(j.Request.ServiceRequestPayload), &tj) == nil && tj.ResourceConfig.InstanceType != "" {
+			out["capacityUsage"] = []map[string]any{{"capacityUnit": tj.ResourceConfig.InstanceType, "quantity": tj.ResourceConfig.InstanceCount}}
+		}
+	}
+	return out
 }
 
 func nonNil(v []map[string]any) []map[string]any {
@@ -667,6 +797,9 @@ func describe(j *Job) map[string]any {
 	}
 	if j.StatusReason != "" {
 		out["statusReason"] = j.StatusReason
+	}
+	if j.StartedAt != 0 {
+		out["startedAt"] = j.StartedAt
 	}
 	if r.SchedulingPriority != nil {
 		out["schedulingPriority"] = *r.SchedulingPriority
