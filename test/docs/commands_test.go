@@ -27,7 +27,9 @@ type example struct {
 	stdout string
 }
 
-func (e example) String() string { return fmt.Sprintf("%s:%d: %s", e.file, e.line, strings.Join(e.argv, " ")) }
+func (e example) String() string {
+	return fmt.Sprintf("%s:%d: %s", e.file, e.line, strings.Join(e.argv, " "))
+}
 
 // repoRoot is the module's root, two levels above this package.
 func repoRoot(t *testing.T) string {
