@@ -90,6 +90,9 @@ const (
 	// EventTimeout: an attempt ends because it ran the class's maximum
 	// runtime; an EventStart (retry) or EventFail follows.
 	EventTimeout
+	// EventMove: the re-router moves a waiting job to another instance
+	// type (Event.From is the type it leaves, InstanceType the new one).
+	EventMove
 )
 
 // Event is one change of a job's state at simulated time At.
@@ -106,6 +109,8 @@ type Event struct {
 	Submit int64
 	// Reason says why a job failed.
 	Reason string
+	// From is the instance type a moved job leaves (EventMove only).
+	From string
 }
 
 // State is the capacity in use at one moment, as an Observer sees it.
@@ -130,27 +135,47 @@ const (
 )
 
 type job struct {
-	id       string
-	submit   int64
-	duration int64
-	order    int64 // submission order, the last tie-break
-	start    int64 // start of the current (or last) attempt
-	end      int64 // end of the running attempt
-	runTotal int64 // seconds run by all attempts
-	lost     int64 // seconds run by attempts that did not complete
-	prio     int32 // AWS Batch scheduling priority
-	k        int32 // instances
-	starts   int32 // attempts started
-	preempts int32
-	endPos   int32 // position in the end heap while running
-	runIdx   int32 // position in running[share][typ] while running
-	typ      int16
-	share    int16
-	class    int16
-	rank     int16 // rank of prio among the platform's scheduling priorities
-	timeouts int16 // attempts that timed out
-	state    uint8
-	timesOut bool // the running attempt ends by timing out
+	id        string
+	submit    int64 // the trace's submission: waits count from it
+	qsubmit   int64 // its place in the queue: submit, or when it was last moved
+	since     int64 // when it last became RUNNABLE (submitted, requeued, moved)
+	duration  int64
+	remaining int64 // work left: duration less what checkpoints kept
+	saved     int64 // seconds of its attempts that checkpoints kept
+	rrSeq     int64 // its entry in a re-routing queue (0: none)
+	order     int64 // submission order, the last tie-break
+	start     int64 // start of the current (or last) attempt
+	end       int64 // end of the running attempt
+	runTotal  int64 // seconds run by all attempts
+	lost      int64 // seconds run by attempts that did not complete
+	prio      int32 // AWS Batch scheduling priority
+	k         int32 // instances
+	starts    int32 // attempts started
+	preempts  int32
+	endPos    int32 // position in the end heap while running
+	runIdx    int32 // position in running[share][typ] while running
+	qpos      int32 // position in its waiting heap while waiting
+	rrBucket  int32 // its live re-routing queue, -1 when none
+	typ       int16 // the instance type it runs on now
+	typ0      int16 // the trace's instance type
+	moves     int16 // times the re-router moved it
+	share     int16
+	class     int16
+	rank      int16 // rank of prio among the platform's scheduling priorities
+	timeouts  int16 // attempts that timed out
+	state     uint8
+	timesOut  bool // the running attempt ends by timing out
+	// keep is the work that checkpoints kept of attempts that did not
+	// complete, by instance type and how the attempt ended: goodput if the
+	// job completes, lost if it fails. Empty for most jobs.
+	keep []kept
+}
+
+// kept is checkpointed work of one instance type and attempt outcome.
+type kept struct {
+	typ     int16
+	outcome attemptOutcome
+	is      int64 // instance-seconds
 }
 
 // engine holds one run.
@@ -190,6 +215,9 @@ type engine struct {
 
 	fair fairState
 
+	ckpt []int64 // per class: checkpoint interval in seconds, 0 when off (and under FIFO)
+	rr   rerouter
+
 	stats   *collector
 	scratch []Victim
 	pick    []int32
@@ -228,6 +256,7 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 		typeIdx: map[string]int{}, teamIdx: map[string]int{}, classIx: map[string]int{}}
 	e.ends.jobs = &e.jobs
 	e.fifo.fifo = true
+	e.fifo.jobs = &e.jobs
 	e.types = p.InstanceTypes()
 	e.teamNames = p.TeamNames()
 	for i, t := range e.types {
@@ -270,6 +299,9 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 	for s := range nShares {
 		e.running[s] = make([][]int32, nt)
 		e.waiting[s] = make([]sizedQueue, nt)
+		for t := range nt {
+			e.waiting[s][t].jobs = &e.jobs
+		}
 		e.below[s] = make([]fenwick, nt)
 		if e.inShare[s] {
 			for t := range nt {
@@ -283,6 +315,13 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 	e.closed = make([]bool, nShares)
 	e.view.Shares = make([]batchrules.ShareState, nShares)
 	e.fair = newFairState(p, nShares)
+	e.ckpt = make([]int64, len(e.classes))
+	if e.policy == PolicyPlatform {
+		for i, c := range e.classes {
+			e.ckpt[i] = checkpointSeconds(c)
+		}
+	}
+	e.rr = newRerouter(e)
 	e.state = State{Types: e.types, Pool: e.pool, Used: e.used, Teams: e.teamNames, TeamUsed: e.teamUsed}
 	e.stats = newCollector(p, e.types)
 	return e
@@ -334,6 +373,9 @@ func (e *engine) loop(src Source) error {
 		if e.ends.len() > 0 && e.jobs[e.ends.top()].end < t {
 			t = e.jobs[e.ends.top()].end
 		}
+		if tick, ok := e.rr.nextTick(); ok && tick < t {
+			t = tick
+		}
 		if first {
 			e.stats.begin(t)
 			e.now, e.fair.last = t, t
@@ -365,6 +407,13 @@ func (e *engine) loop(src Source) error {
 			}
 		}
 		e.schedule()
+		if tick, ok := e.rr.nextTick(); ok && tick == t {
+			// The re-router runs after Batch's pass of this second: it sees
+			// only jobs that could not start. The jobs it moves are placed
+			// by the pass that follows.
+			e.reroute()
+			e.schedule()
+		}
 		if e.err != nil {
 			return e.err
 		}
@@ -433,9 +482,10 @@ func (e *engine) submit(tj trace.Job) error {
 		idx = int32(len(e.jobs) - 1)
 	}
 	sp := e.classes[ci].SchedulingPriority(prio)
-	e.jobs[idx] = job{id: tj.ID, submit: tj.Submit, duration: tj.Duration, order: e.order,
-		prio: int32(sp), rank: e.rankOf[sp], k: int32(tj.Instances), endPos: -1,
-		typ: int16(ti), share: int16(si), class: int16(ci), state: stWaiting}
+	keep := e.jobs[idx].keep[:0] // reuse the slot's buffer
+	e.jobs[idx] = job{id: tj.ID, submit: tj.Submit, qsubmit: tj.Submit, duration: tj.Duration, remaining: tj.Duration,
+		order: e.order, prio: int32(sp), rank: e.rankOf[sp], k: int32(tj.Instances), endPos: -1, qpos: -1, rrBucket: -1,
+		typ: int16(ti), typ0: int16(ti), share: int16(si), class: int16(ci), state: stWaiting, keep: keep}
 	j := &e.jobs[idx]
 	e.order++
 	e.stats.submitted(j)
@@ -466,7 +516,8 @@ func (e *engine) neverFits(j *job) string {
 func (e *engine) enqueue(idx int32) {
 	j := &e.jobs[idx]
 	j.state = stWaiting
-	en := qent{submit: j.submit, order: j.order, prio: j.prio, idx: idx}
+	j.since = e.now
+	en := qent{submit: j.qsubmit, order: j.order, prio: j.prio, idx: idx}
 	if e.policy == PolicyFIFO {
 		e.fifo.push(en)
 	} else {
@@ -475,6 +526,7 @@ func (e *engine) enqueue(idx int32) {
 	e.dirty[j.typ] = true
 	e.waitN[j.share]++
 	e.stats.waitingDelta(j, +1)
+	e.rr.add(e, idx)
 }
 
 // start runs a waiting job now. The caller has taken it off its queue.
@@ -482,6 +534,7 @@ func (e *engine) start(idx int32) {
 	j := &e.jobs[idx]
 	s, t := int(j.share), int(j.typ)
 	wasActive := shareActive(e.runN[s])
+	e.rr.leave(j, e.jobs)
 	j.state = stRunning
 	j.start = e.now
 	j.starts++
@@ -494,7 +547,7 @@ func (e *engine) start(idx int32) {
 	}
 	j.runIdx = int32(len(e.running[s][t]))
 	e.running[s][t] = append(e.running[s][t], idx)
-	run, timeout := attemptSeconds(e.classes[j.class], j.duration)
+	run, timeout := attemptSeconds(e.classes[j.class], j.remaining)
 	j.timesOut = timeout
 	j.end = e.now + run
 	e.ends.push(idx)
@@ -524,10 +577,17 @@ func (e *engine) stop(idx int32, outcome attemptOutcome) {
 	e.running[s][t] = r[:len(r)-1]
 	d := e.now - j.start
 	j.runTotal += d
+	var keep int64
 	if outcome != attemptCompleted {
-		j.lost += d
+		keep = checkpointed(d, e.ckpt[j.class])
+		j.remaining -= keep
+		j.saved += keep
+		j.lost += d - keep
+		if keep > 0 {
+			j.addKept(keep*int64(j.k), outcome)
+		}
 	}
-	e.stats.ran(e, j, d, outcome)
+	e.stats.ran(e, j, d, keep, outcome)
 	e.dirty[t] = true
 	if e.fairShare() && !shareActive(e.runN[s]) {
 		e.reservationChanged()
@@ -583,6 +643,18 @@ func (e *engine) preempt(idx int32) {
 	e.enqueue(idx)
 }
 
+// addKept notes is instance-seconds of checkpointed work on the job's
+// current type, of an attempt that ended with outcome o.
+func (j *job) addKept(is int64, o attemptOutcome) {
+	for i := range j.keep {
+		if j.keep[i].typ == j.typ && j.keep[i].outcome == o {
+			j.keep[i].is += is
+			return
+		}
+	}
+	j.keep = append(j.keep, kept{typ: j.typ, outcome: o, is: is})
+}
+
 func (e *engine) fail(idx int32, reason string) {
 	j := &e.jobs[idx]
 	e.observe(EventFail, j, reason)
@@ -600,16 +672,21 @@ func (e *engine) finish(idx int32, outcome Outcome, reason string) {
 	}
 	j.state = stDone
 	j.id = ""
+	j.keep = j.keep[:0]
 	e.free = append(e.free, idx)
 }
 
 func (e *engine) observe(kind EventKind, j *job, reason string) {
+	e.observeFrom(kind, j, reason, "")
+}
+
+func (e *engine) observeFrom(kind EventKind, j *job, reason, from string) {
 	if e.opts.Observer == nil {
 		return
 	}
 	e.opts.Observer.Observe(Event{Kind: kind, At: e.now, JobID: j.id, Team: e.teamNames[j.share],
 		Class: e.classes[j.class].Name, InstanceType: e.types[j.typ], Instances: int(j.k),
-		Priority: int(j.prio), Submit: j.submit, Reason: reason}, &e.state)
+		Priority: int(j.prio), Submit: j.submit, Reason: reason, From: from}, &e.state)
 }
 
 // schedule runs scheduling passes for the instance types whose capacity or

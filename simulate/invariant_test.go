@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,6 +27,8 @@ type checker struct {
 	bad     int
 	// unordered skips checkNoHigherWaits
 	unordered bool
+	// ckpt: the run models checkpoints (not FIFO)
+	ckpt bool
 	// sums over the records: jobs, run and lost instance-seconds
 	records   int
 	run, lost int64
@@ -35,11 +38,12 @@ type checker struct {
 }
 
 type attempts struct {
-	starts, preempts, timeouts int
-	lastStart, open            int64 // open: start of the running attempt, -1 when none
-	run, lost                  int64
-	end                        int64
-	final                      simulate.EventKind
+	starts, preempts, timeouts, moves int
+	lastStart, open                   int64 // open: start of the running attempt, -1 when none
+	run, lost, saved                  int64
+	end                               int64
+	final                             simulate.EventKind
+	typ                               string // the instance type it is on now
 }
 
 func (c *checker) errorf(format string, args ...any) {
@@ -73,8 +77,11 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 	}
 	a := c.attempt[e.JobID]
 	if a == nil {
-		a = &attempts{open: -1, lastStart: -1}
+		a = &attempts{open: -1, lastStart: -1, typ: c.jobs[e.JobID].InstanceType}
 		c.attempt[e.JobID] = a
+	}
+	if e.Kind != simulate.EventMove && e.InstanceType != a.typ {
+		c.errorf("t=%d: %s: event %v on %s, but the job is on %s", e.At, e.JobID, e.Kind, e.InstanceType, a.typ)
 	}
 	closeAttempt := func(lost bool) {
 		if a.open < 0 {
@@ -84,7 +91,15 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 		d := e.At - a.open
 		a.run += d
 		if lost {
-			a.lost += d
+			// R22: checkpoints keep ⌊d/I⌋·I of the attempt.
+			keep := int64(0)
+			if cl, _ := c.p.Class(e.Class); c.ckpt {
+				if iv, on := cl.CheckpointInterval(); on {
+					keep = d / int64(iv) * int64(iv)
+				}
+			}
+			a.lost += d - keep
+			a.saved += keep
 		}
 		a.open = -1
 	}
@@ -109,6 +124,22 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 		closeAttempt(true)
 	case simulate.EventComplete:
 		closeAttempt(false)
+	case simulate.EventMove:
+		// R23: only a waiting job moves, from the type it is on, to
+		// another of its class's types, at most maxMoves times.
+		cl, _ := c.p.Class(e.Class)
+		a.moves++
+		switch {
+		case c.running[e.JobID] || c.ended[e.JobID] > 0:
+			c.errorf("t=%d: %s moves but it is not waiting", e.At, e.JobID)
+		case e.From != a.typ || e.From == e.InstanceType:
+			c.errorf("t=%d: %s moves from %s to %s, but it is on %s", e.At, e.JobID, e.From, e.InstanceType, a.typ)
+		case cl.Reroute == nil || !slices.Contains(cl.Reroute.InstanceTypes, e.From) || !slices.Contains(cl.Reroute.InstanceTypes, e.InstanceType):
+			c.errorf("t=%d: %s (%s) moves from %s to %s, not both of its class's reroute types", e.At, e.JobID, e.Class, e.From, e.InstanceType)
+		case a.moves > cl.Reroute.MaxMoves:
+			c.errorf("t=%d: %s moves for the %d-th time, over maxMoves %d", e.At, e.JobID, a.moves, cl.Reroute.MaxMoves)
+		}
+		a.typ = e.InstanceType
 	}
 	if e.Kind == simulate.EventComplete || e.Kind == simulate.EventFail {
 		delete(c.running, e.JobID)
@@ -132,17 +163,27 @@ func (c *checker) checkRecord(r simulate.JobRecord) {
 	if a.final == simulate.EventComplete {
 		outcome = simulate.OutcomeCompleted
 	}
+	lost := a.lost
+	if outcome == simulate.OutcomeFailed {
+		lost += a.saved // a failed job's checkpoints were for nothing
+	}
 	want := simulate.JobRecord{ID: j.ID, Team: j.Team, Class: j.Class, InstanceType: j.InstanceType, Instances: j.Instances,
 		Submit: j.Submit, Start: a.lastStart, End: a.end, Wait: a.end - j.Submit - a.run, Attempts: a.starts,
-		Preemptions: a.preempts, Timeouts: a.timeouts, LostSeconds: a.lost, Outcome: outcome, Reason: r.Reason}
+		Preemptions: a.preempts, Timeouts: a.timeouts, LostSeconds: lost, SavedSeconds: a.saved, Outcome: outcome,
+		Reason: r.Reason, Moves: a.moves, RanOn: a.typ}
 	if diff := cmp.Diff(want, r); diff != "" {
 		c.errorf("record of %s disagrees with its events (-events +record):\n%s", r.ID, diff)
+	}
+	if outcome == simulate.OutcomeCompleted && a.run-a.lost != j.Duration {
+		// The work that counted is the job's duration: its last attempt
+		// plus what checkpoints kept of the others.
+		c.errorf("record of %s: ran %d s, lost %d s, but the job needs %d s", r.ID, a.run, a.lost, j.Duration)
 	}
 	if (outcome == simulate.OutcomeFailed) != (r.Reason != "") {
 		c.errorf("record of %s: outcome %s with reason %q", r.ID, r.Outcome, r.Reason)
 	}
 	c.run += a.run * int64(j.Instances)
-	c.lost += a.lost * int64(j.Instances)
+	c.lost += lost * int64(j.Instances)
 	c.records++
 }
 
@@ -163,7 +204,11 @@ func (c *checker) checkNoHigherWaits(e simulate.Event, s *simulate.State) {
 		if j.Submit > e.At {
 			break
 		}
-		if c.running[id] || c.ended[id] > 0 || id == e.JobID || j.Team != e.Team || j.InstanceType != e.InstanceType {
+		typ := j.InstanceType
+		if a := c.attempt[id]; a != nil {
+			typ = a.typ
+		}
+		if c.running[id] || c.ended[id] > 0 || id == e.JobID || j.Team != e.Team || typ != e.InstanceType {
 			continue
 		}
 		h, _ := c.p.Class(j.Class)
@@ -258,7 +303,7 @@ teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 func checkRun(t *testing.T, p *platform.Platform, pol simulate.Policy, jobs []trace.Job, ordered bool) *simulate.Result {
 	t.Helper()
 	c := &checker{t: t, p: p, jobs: map[string]trace.Job{}, running: map[string]bool{}, ended: map[string]int{},
-		attempt: map[string]*attempts{}, unordered: !ordered}
+		attempt: map[string]*attempts{}, unordered: !ordered, ckpt: pol != simulate.PolicyFIFO}
 	for _, j := range jobs {
 		c.jobs[j.ID] = j
 		c.order = append(c.order, j.ID)

@@ -46,11 +46,21 @@ type JobRecord struct {
 	Preemptions int
 	Timeouts    int
 	// LostSeconds is the time run by attempts that did not complete
-	// (preempted or timed out); times Instances, it is the job's lost work.
+	// (preempted or timed out) less what checkpoints kept of them, for a
+	// job that completed; all of it for a job that failed. Times
+	// Instances, it is the job's lost work.
 	LostSeconds int64
-	Outcome     Outcome
+	// SavedSeconds is the time of those attempts that checkpoints kept
+	// (R22): a completed job resumed from it.
+	SavedSeconds int64
+	Outcome      Outcome
 	// Reason says why the job failed ("" when it completed).
 	Reason string
+	// Moves is how many times the re-router moved the job (R23), and
+	// RanOn the instance type it was on at the end (InstanceType is the
+	// trace's).
+	Moves int
+	RanOn string
 }
 
 func (e *engine) record(j *job, outcome Outcome, reason string) JobRecord {
@@ -58,15 +68,19 @@ func (e *engine) record(j *job, outcome Outcome, reason string) JobRecord {
 	if j.starts == 0 {
 		start = -1
 	}
-	return JobRecord{ID: j.id, Team: e.teamNames[j.share], Class: e.classes[j.class].Name, InstanceType: e.types[j.typ],
+	lost := j.lost
+	if outcome == OutcomeFailed {
+		lost += j.saved
+	}
+	return JobRecord{ID: j.id, Team: e.teamNames[j.share], Class: e.classes[j.class].Name, InstanceType: e.types[j.typ0],
 		Instances: int(j.k), Submit: j.submit, Start: start, End: e.now, Wait: e.now - j.submit - j.runTotal,
-		Attempts: int(j.starts), Preemptions: int(j.preempts), Timeouts: int(j.timeouts), LostSeconds: j.lost,
-		Outcome: outcome, Reason: reason}
+		Attempts: int(j.starts), Preemptions: int(j.preempts), Timeouts: int(j.timeouts), LostSeconds: lost,
+		SavedSeconds: j.saved, Outcome: outcome, Reason: reason, Moves: int(j.moves), RanOn: e.types[j.typ]}
 }
 
 // JobsHeader is the header of the per-job CSV (`trainq simulate --jobs`).
 var JobsHeader = []string{"job_id", "policy", "team", "class", "instance_type", "instances", "submit_s", "start_s",
-	"end_s", "wait_s", "attempts", "preemptions", "timeouts", "lost_s", "outcome", "reason"}
+	"end_s", "wait_s", "attempts", "preemptions", "timeouts", "lost_s", "outcome", "reason", "saved_s", "moves", "ran_on"}
 
 // JobsCSV writes one CSV row per job and run.
 type JobsCSV struct {
@@ -101,6 +115,9 @@ func (c *JobsCSV) Write(run string, r JobRecord) error {
 	c.rec[13] = strconv.FormatInt(r.LostSeconds, 10)
 	c.rec[14] = string(r.Outcome)
 	c.rec[15] = r.Reason
+	c.rec[16] = strconv.FormatInt(r.SavedSeconds, 10)
+	c.rec[17] = strconv.Itoa(r.Moves)
+	c.rec[18] = r.RanOn
 	if err := c.w.Write(c.rec); err != nil {
 		return fmt.Errorf("write jobs row: %w", err)
 	}

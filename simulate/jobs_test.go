@@ -35,10 +35,10 @@ func TestJobRecords(t *testing.T) {
 		_, got := records(t, p, "", job("s1", "a").class("sweep").Job(), job("s2", "a").class("sweep").Job(),
 			job("p", "a").at(10).class("production").runs(100).Job())
 		want := []simulate.JobRecord{
-			{ID: "p", Team: "a", Class: "production", InstanceType: p5, Instances: 1, Submit: 10, Start: 10, End: 110, Attempts: 1, Outcome: simulate.OutcomeCompleted},
-			{ID: "s1", Team: "a", Class: "sweep", InstanceType: p5, Instances: 1, Submit: 0, Start: 0, End: 1000, Attempts: 1, Outcome: simulate.OutcomeCompleted},
+			{ID: "p", Team: "a", Class: "production", InstanceType: p5, Instances: 1, Submit: 10, Start: 10, End: 110, Attempts: 1, Outcome: simulate.OutcomeCompleted, RanOn: p5},
+			{ID: "s1", Team: "a", Class: "sweep", InstanceType: p5, Instances: 1, Submit: 0, Start: 0, End: 1000, Attempts: 1, Outcome: simulate.OutcomeCompleted, RanOn: p5},
 			{ID: "s2", Team: "a", Class: "sweep", InstanceType: p5, Instances: 1, Submit: 0, Start: 110, End: 1110, Wait: 100,
-				Attempts: 2, Preemptions: 1, LostSeconds: 10, Outcome: simulate.OutcomeCompleted},
+				Attempts: 2, Preemptions: 1, LostSeconds: 10, Outcome: simulate.OutcomeCompleted, RanOn: p5},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("records (-want +got):\n%s", diff)
@@ -53,9 +53,9 @@ func TestJobRecords(t *testing.T) {
 		_, got := records(t, p, "", job("r", "a").gang(2).runs(100).Job(), job("big", "a").at(5).gang(3).Job())
 		want := []simulate.JobRecord{
 			{ID: "big", Team: "a", Class: "research", InstanceType: p5, Instances: 3, Submit: 5, Start: -1, End: 5, Wait: 0,
-				Outcome: simulate.OutcomeFailed, Reason: "needs 3 × ml.p5.48xlarge, the pool has 2"},
+				Outcome: simulate.OutcomeFailed, Reason: "needs 3 × ml.p5.48xlarge, the pool has 2", RanOn: p5},
 			{ID: "r", Team: "a", Class: "research", InstanceType: p5, Instances: 2, Submit: 0, Start: 50, End: 100, Attempts: 2,
-				Timeouts: 2, LostSeconds: 100, Outcome: simulate.OutcomeFailed, Reason: "timed out after 50 s in each of 2 attempts"},
+				Timeouts: 2, LostSeconds: 100, Outcome: simulate.OutcomeFailed, Reason: "timed out after 50 s in each of 2 attempts", RanOn: p5},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("records (-want +got):\n%s", diff)
@@ -70,15 +70,19 @@ func TestJobsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Write("current", simulate.JobRecord{ID: "s2", Team: "a", Class: "sweep", InstanceType: p5, Instances: 1, Submit: 0, Start: 110,
-		End: 1110, Wait: 100, Attempts: 2, Preemptions: 1, LostSeconds: 10, Outcome: simulate.OutcomeCompleted})
+		End: 1110, Wait: 100, Attempts: 2, Preemptions: 1, LostSeconds: 10, Outcome: simulate.OutcomeCompleted, RanOn: p5})
 	w.Write("fifo", simulate.JobRecord{ID: "big", Team: "a", Class: "research", InstanceType: p5, Instances: 3, Submit: 5, Start: -1,
-		End: 5, Outcome: simulate.OutcomeFailed, Reason: "needs 3 × ml.p5.48xlarge, the pool has 2"})
+		End: 5, Outcome: simulate.OutcomeFailed, Reason: "needs 3 × ml.p5.48xlarge, the pool has 2", RanOn: p5})
+	w.Write("on", simulate.JobRecord{ID: "m", Team: "a", Class: "research", InstanceType: p5, Instances: 2, Submit: 0, Start: 4000,
+		End: 5000, Wait: 3400, Attempts: 2, Preemptions: 1, LostSeconds: 400, SavedSeconds: 3600, Outcome: simulate.OutcomeCompleted,
+		Moves: 1, RanOn: p4d})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	want := "job_id,policy,team,class,instance_type,instances,submit_s,start_s,end_s,wait_s,attempts,preemptions,timeouts,lost_s,outcome,reason\n" +
-		"s2,current,a,sweep,ml.p5.48xlarge,1,0,110,1110,100,2,1,0,10,completed,\n" +
-		"big,fifo,a,research,ml.p5.48xlarge,3,5,,5,0,0,0,0,0,failed,\"needs 3 × ml.p5.48xlarge, the pool has 2\"\n"
+	want := "job_id,policy,team,class,instance_type,instances,submit_s,start_s,end_s,wait_s,attempts,preemptions,timeouts,lost_s,outcome,reason,saved_s,moves,ran_on\n" +
+		"s2,current,a,sweep,ml.p5.48xlarge,1,0,110,1110,100,2,1,0,10,completed,,0,0,ml.p5.48xlarge\n" +
+		"big,fifo,a,research,ml.p5.48xlarge,3,5,,5,0,0,0,0,0,failed,\"needs 3 × ml.p5.48xlarge, the pool has 2\",0,0,ml.p5.48xlarge\n" +
+		"m,on,a,research,ml.p5.48xlarge,2,0,4000,5000,3400,2,1,0,400,completed,,3600,1,ml.p4d.24xlarge\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("CSV (-want +got):\n%s", diff)
 	}

@@ -39,59 +39,90 @@ func fifoLess(a, b qent) bool {
 }
 
 // qheap is a binary min-heap of waiting jobs under waitLess, or fifoLess
-// when fifo is set.
+// when fifo is set. Each job knows its position (job.qpos), so that a job
+// the re-router moves leaves its queue at once.
 type qheap struct {
 	s    []qent
 	fifo bool
+	jobs *[]job
 }
 
-func (h *qheap) less(i, j int) bool {
+func (h *qheap) less(a, b qent) bool {
 	if h.fifo {
-		return fifoLess(h.s[i], h.s[j])
+		return fifoLess(a, b)
 	}
-	return waitLess(h.s[i], h.s[j])
+	return waitLess(a, b)
 }
 
 func (h *qheap) len() int { return len(h.s) }
 
 func (h *qheap) head() qent { return h.s[0] }
 
-func (h *qheap) push(x qent) {
-	h.s = append(h.s, x)
-	for i := len(h.s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h.s[i], h.s[p] = h.s[p], h.s[i]
-		i = p
-	}
+func (h *qheap) set(i int, x qent) {
+	h.s[i] = x
+	(*h.jobs)[x.idx].qpos = int32(i)
 }
 
-func (h *qheap) pop() qent {
-	top := h.s[0]
-	n := len(h.s) - 1
-	h.s[0] = h.s[n]
-	h.s = h.s[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && h.less(l, m) {
-			m = l
-		}
-		if l+1 < n && h.less(l+1, m) {
-			m = l + 1
-		}
-		if m == i {
+func (h *qheap) up(i int) {
+	x := h.s[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(x, h.s[p]) {
 			break
 		}
-		h.s[i], h.s[m] = h.s[m], h.s[i]
+		h.set(i, h.s[p])
+		i = p
+	}
+	h.set(i, x)
+}
+
+func (h *qheap) down(i int) {
+	n := len(h.s)
+	x := h.s[i]
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if l+1 < n && h.less(h.s[l+1], h.s[l]) {
+			m = l + 1
+		}
+		if !h.less(h.s[m], x) {
+			break
+		}
+		h.set(i, h.s[m])
 		i = m
+	}
+	h.set(i, x)
+}
+
+func (h *qheap) push(x qent) {
+	h.s = append(h.s, x)
+	h.up(len(h.s) - 1)
+}
+
+func (h *qheap) pop() qent { return h.removeAt(0) }
+
+// removeAt takes the entry at position i out of the heap.
+func (h *qheap) removeAt(i int) qent {
+	x := h.s[i]
+	(*h.jobs)[x.idx].qpos = -1
+	n := len(h.s) - 1
+	if i != n {
+		last := h.s[n]
+		h.s = h.s[:n]
+		h.set(i, last)
+		h.down(i)
+		h.up(int((*h.jobs)[last.idx].qpos))
+	} else {
+		h.s = h.s[:n]
 	}
 	if cap(h.s) > 64 && len(h.s) < cap(h.s)/4 {
 		// Give memory back after a backlog drains.
 		h.s = append(make([]qent, 0, cap(h.s)/2), h.s...)
 	}
-	return top
+	return x
 }
 
 // sizedQueue holds one share's waiting jobs of one instance type, a heap per
@@ -100,6 +131,7 @@ type sizedQueue struct {
 	sizes []int32
 	heaps []qheap
 	n     int
+	jobs  *[]job
 }
 
 func (q *sizedQueue) push(k int32, x qent) {
@@ -112,7 +144,7 @@ func (q *sizedQueue) push(k int32, x qent) {
 		q.heaps = append(q.heaps, qheap{})
 		copy(q.sizes[i+1:], q.sizes[i:])
 		copy(q.heaps[i+1:], q.heaps[i:])
-		q.sizes[i], q.heaps[i] = k, qheap{}
+		q.sizes[i], q.heaps[i] = k, qheap{jobs: q.jobs}
 	}
 	q.heaps[i].push(x)
 	q.n++
@@ -121,6 +153,18 @@ func (q *sizedQueue) push(k int32, x qent) {
 func (q *sizedQueue) pop(bucket int) qent {
 	q.n--
 	return q.heaps[bucket].pop()
+}
+
+// remove takes waiting job x (of k instances, at position pos of its heap)
+// out of the queue.
+func (q *sizedQueue) remove(k int32, pos int32) {
+	for i, s := range q.sizes {
+		if s == k {
+			q.heaps[i].removeAt(int(pos))
+			q.n--
+			return
+		}
+	}
 }
 
 // firstFit returns the bucket whose head comes first in queue order among

@@ -36,44 +36,113 @@ type Result struct {
 	// capacity, LostWork preempted and timed-out attempts' work ÷ capacity
 	// (0–1, rounded to 4 decimals; Utilization = Goodput + LostWork up to
 	// rounding).
-	Utilization   float64      `json:"utilization"`
-	Goodput       float64      `json:"goodput"`
-	LostWork      float64      `json:"lostWork"`
+	Utilization float64 `json:"utilization"`
+	Goodput     float64 `json:"goodput"`
+	LostWork    float64 `json:"lostWork"`
+	// LostInstanceHours is InstanceSeconds.Lost() in instance-hours (4
+	// decimals).
+	LostInstanceHours float64 `json:"lostInstanceHours"`
+	// Moves counts the re-router's moves (R23); Routes splits them by
+	// class and from → to.
+	Moves         int          `json:"moves"`
+	Routes        []Route      `json:"routes"`
 	InstanceTypes []TypeStats  `json:"instanceTypes"`
 	Classes       []GroupStats `json:"classes"`
 	Teams         []GroupStats `json:"teams"`
 	Failures      []Failure    `json:"failures"`
+	// Settings are the re-routing and checkpoint settings the run used.
+	Settings Settings `json:"settings"`
 
 	series     *Series
 	classWaits []*Hist
 }
 
-// Work is instance-seconds of busy capacity by how the attempts ended.
+// Work is instance-seconds of busy capacity by what became of it.
 // Busy = Goodput + LostPreempted + LostTimedOut.
 type Work struct {
 	Busy int64 `json:"busy"`
-	// Goodput is the work of attempts that completed their job.
+	// Goodput is the work that went into completed jobs: their completing
+	// attempts, and what checkpoints kept of their earlier attempts (R22).
 	Goodput int64 `json:"goodput"`
-	// LostPreempted is the work of attempts cut short by preemption.
+	// LostPreempted is the work of preempted attempts that no checkpoint
+	// kept (all of it without checkpoints), and all the work of preempted
+	// attempts of jobs that failed in the end.
 	LostPreempted int64 `json:"lostPreempted"`
-	// LostTimedOut is the work of attempts that ran the class's maximum
+	// LostTimedOut is the same for attempts that ran the class's maximum
 	// runtime and were terminated.
 	LostTimedOut int64 `json:"lostTimedOut"`
+	// Checkpointed is the work of preempted and timed-out attempts that
+	// checkpoints kept, whether the job then completed (it is in Goodput)
+	// or failed (in the Lost fields).
+	Checkpointed int64 `json:"checkpointed"`
 }
 
 // Lost is all lost work.
 func (w Work) Lost() int64 { return w.LostPreempted + w.LostTimedOut }
 
-func (w *Work) add(is int64, o attemptOutcome) {
+// addAttempt adds an attempt that used is instance-seconds and ended with
+// o; of one that did not complete, checkpoints kept keep, which settle
+// decides on when the job ends.
+func (w *Work) addAttempt(is, keep int64, o attemptOutcome) {
 	w.Busy += is
-	switch o {
-	case attemptCompleted:
+	if o == attemptCompleted {
 		w.Goodput += is
-	case attemptPreempted:
-		w.LostPreempted += is
-	case attemptTimedOut:
-		w.LostTimedOut += is
+		return
 	}
+	w.Checkpointed += keep
+	w.lose(is-keep, o)
+}
+
+// settle books checkpointed work is of an attempt that ended with o, once
+// its job has ended: goodput if the job completed, else lost.
+func (w *Work) settle(is int64, o attemptOutcome, completed bool) {
+	if completed {
+		w.Goodput += is
+		return
+	}
+	w.lose(is, o)
+}
+
+func (w *Work) lose(is int64, o attemptOutcome) {
+	if o == attemptTimedOut {
+		w.LostTimedOut += is
+	} else {
+		w.LostPreempted += is
+	}
+}
+
+// Route counts the moves of one class from one instance type to another.
+type Route struct {
+	Class string `json:"class"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Moves int    `json:"moves"`
+}
+
+// Settings are what a run modelled of re-routing and checkpoints: the
+// platform's, or nothing under FIFO.
+type Settings struct {
+	// Rerouting is the re-router's schedule and bound; nil when no class
+	// is re-routed in this run.
+	Rerouting *RerouteRun `json:"rerouting"`
+	// Classes are in platform order.
+	Classes []ClassSettings `json:"classes"`
+}
+
+// RerouteRun is the re-router's schedule: a run every EveryMinutes, at most
+// MaxMovesPerMinute moves a run.
+type RerouteRun struct {
+	EveryMinutes      int `json:"everyMinutes"`
+	MaxMovesPerMinute int `json:"maxMovesPerMinute"`
+}
+
+// ClassSettings are one class's re-routing and checkpoints in a run.
+type ClassSettings struct {
+	Name string `json:"name"`
+	// Reroute is nil when the class's jobs are not moved.
+	Reroute *platform.Reroute `json:"reroute"`
+	// CheckpointSeconds is the checkpoint interval, 0 when off.
+	CheckpointSeconds int64 `json:"checkpointSeconds"`
 }
 
 // TypeStats is the use of one instance type.
@@ -105,6 +174,10 @@ type GroupStats struct {
 	// RunSecondsMean is the mean time a completed job ran, all attempts.
 	RunSecondsMean  float64 `json:"runSecondsMean"`
 	InstanceSeconds Work    `json:"instanceSeconds"`
+	// LostInstanceHours is InstanceSeconds.Lost() in instance-hours.
+	LostInstanceHours float64 `json:"lostInstanceHours"`
+	// Moves counts the group's jobs' moves to another instance type.
+	Moves int `json:"moves"`
 	// PeakInstances is the most instances the group's jobs held at once,
 	// all types together; PeakInstancesByType the most of each type.
 	PeakInstances       int            `json:"peakInstances"`
@@ -137,12 +210,12 @@ func (r *Result) Series() *Series { return r.series }
 func (r *Result) ClassWaits() []*Hist { return r.classWaits }
 
 type group struct {
-	jobs, completed, failed, preempts, timeouts int
-	waits                                       Hist
-	runSum                                      int64
-	work                                        Work
-	running, peak                               int
-	runningByType, peakByType                   []int
+	jobs, completed, failed, preempts, timeouts, moves int
+	waits                                              Hist
+	runSum                                             int64
+	work                                               Work
+	running, peak                                      int
+	runningByType, peakByType                          []int
 }
 
 type collector struct {
@@ -157,12 +230,13 @@ type collector struct {
 	started   bool
 	classWait []int
 	series    Series
+	routes    map[[3]int]int // (class, from, to) → moves
 }
 
 func newCollector(p *platform.Platform, types []string) *collector {
 	c := &collector{types: types, classes: make([]group, len(p.Classes)), teams: make([]group, len(p.Teams)),
 		typeWork: make([]Work, len(types)), typePeak: make([]int, len(types)), failures: map[string]int{},
-		classWait: make([]int, len(p.Classes))}
+		classWait: make([]int, len(p.Classes)), routes: map[[3]int]int{}}
 	for _, gs := range [][]group{c.classes, c.teams} {
 		for i := range gs {
 			gs[i].runningByType = make([]int, len(types))
@@ -205,18 +279,35 @@ func (c *collector) attemptStarted(e *engine, j *job) {
 	}
 }
 
-// ran accounts an attempt of d seconds that just ended with outcome o.
-func (c *collector) ran(e *engine, j *job, d int64, o attemptOutcome) {
-	is := d * int64(j.k)
+// ran accounts an attempt of d seconds that just ended with outcome o, of
+// which checkpoints kept keep seconds.
+func (c *collector) ran(e *engine, j *job, d, keep int64, o attemptOutcome) {
+	k := int64(j.k)
 	t := int(j.typ)
-	c.typeWork[t].add(is, o)
+	c.typeWork[t].addAttempt(d*k, keep*k, o)
 	for _, g := range []*group{&c.classes[j.class], &c.teams[j.share]} {
-		g.work.add(is, o)
+		g.work.addAttempt(d*k, keep*k, o)
 		g.running -= int(j.k)
 		g.runningByType[t] -= int(j.k)
 	}
-	c.series.attempt(e.now-d, e.now, int(j.k), o)
+	c.series.attempt(e.now-d, e.now, keep, int(j.k), o)
 	c.end = max(c.end, e.now)
+}
+
+// settle books the job's checkpointed work once it ended: goodput if it
+// completed, else lost.
+func (c *collector) settle(j *job, completed bool) {
+	for _, kp := range j.keep {
+		c.typeWork[kp.typ].settle(kp.is, kp.outcome, completed)
+		c.classes[j.class].work.settle(kp.is, kp.outcome, completed)
+		c.teams[j.share].work.settle(kp.is, kp.outcome, completed)
+	}
+}
+
+func (c *collector) moved(j *job, from, to int) {
+	c.classes[j.class].moves++
+	c.teams[j.share].moves++
+	c.routes[[3]int{int(j.class), from, to}]++
 }
 
 func (c *collector) preempted(j *job) {
@@ -232,6 +323,7 @@ func (c *collector) completed(e *engine, j *job) {
 		g.waits.Add(w)
 		g.runSum += j.runTotal
 	}
+	c.settle(j, true)
 	c.end = max(c.end, e.now)
 }
 
@@ -241,10 +333,14 @@ func (c *collector) failed(e *engine, j *job, reason string) {
 		g.timeouts += int(j.timeouts)
 	}
 	c.failures[reason]++
+	c.settle(j, false)
 	c.end = max(c.end, e.now)
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// instanceHoursOf is instance-seconds in instance-hours, 4 decimals.
+func instanceHoursOf(is int64) float64 { return round4(float64(is) / 3600) }
 
 func fraction(part, whole int64) float64 {
 	if whole <= 0 {
@@ -255,7 +351,8 @@ func fraction(part, whole int64) float64 {
 
 func (g *group) stats(name string, types []string) GroupStats {
 	gs := GroupStats{Name: name, Jobs: g.jobs, Completed: g.completed, Failed: g.failed, Preemptions: g.preempts,
-		Timeouts: g.timeouts, InstanceSeconds: g.work, PeakInstances: g.peak, PeakInstancesByType: map[string]int{}}
+		Timeouts: g.timeouts, InstanceSeconds: g.work, LostInstanceHours: instanceHoursOf(g.work.Lost()), Moves: g.moves,
+		PeakInstances: g.peak, PeakInstancesByType: map[string]int{}}
 	for t, it := range types {
 		gs.PeakInstancesByType[it] = g.peakByType[t]
 	}
@@ -286,7 +383,9 @@ func (c *collector) result(e *engine) *Result {
 		r.InstanceSeconds.Goodput += w.Goodput
 		r.InstanceSeconds.LostPreempted += w.LostPreempted
 		r.InstanceSeconds.LostTimedOut += w.LostTimedOut
+		r.InstanceSeconds.Checkpointed += w.Checkpointed
 	}
+	r.LostInstanceHours = instanceHoursOf(r.InstanceSeconds.Lost())
 	r.Utilization = fraction(r.InstanceSeconds.Busy, r.CapacityInstanceSeconds)
 	r.Goodput = fraction(r.InstanceSeconds.Goodput, r.CapacityInstanceSeconds)
 	r.LostWork = fraction(r.InstanceSeconds.Lost(), r.CapacityInstanceSeconds)
@@ -303,6 +402,22 @@ func (c *collector) result(e *engine) *Result {
 	for i, t := range e.p.Teams {
 		r.Teams = append(r.Teams, c.teams[i].stats(t.Name, c.types))
 	}
+	r.Routes = []Route{}
+	for key, n := range c.routes {
+		r.Routes = append(r.Routes, Route{Class: e.classes[key[0]].Name, From: c.types[key[1]], To: c.types[key[2]], Moves: n})
+		r.Moves += n
+	}
+	sort.Slice(r.Routes, func(a, b int) bool {
+		x, y := r.Routes[a], r.Routes[b]
+		if x.Class != y.Class {
+			return e.classIx[x.Class] < e.classIx[y.Class]
+		}
+		if x.From != y.From {
+			return e.typeIdx[x.From] < e.typeIdx[y.From]
+		}
+		return e.typeIdx[x.To] < e.typeIdx[y.To]
+	})
+	r.Settings = e.settings()
 	reasons := make([]string, 0, len(c.failures))
 	for k := range c.failures {
 		reasons = append(reasons, k)

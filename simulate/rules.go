@@ -97,3 +97,34 @@ func attemptSeconds(c platform.Class, duration int64) (int64, bool) {
 	}
 	return duration, false
 }
+
+// checkpointSeconds is class c's checkpoint interval in seconds, or 0 when
+// its jobs write no checkpoints (R22).
+func checkpointSeconds(c platform.Class) int64 {
+	if s, on := c.CheckpointInterval(); on {
+		return int64(s)
+	}
+	return 0
+}
+
+// checkpointed is the work an attempt that ran ran seconds and did not
+// complete keeps when its training code writes a checkpoint every interval
+// seconds of the attempt's own run (interval 0: none): the work up to its
+// last checkpoint, ⌊ran/interval⌋·interval. The rest, ran mod interval, is
+// lost. SageMaker's checkpoint guide
+// (https://docs.aws.amazon.com/sagemaker/latest/dg/model-checkpoints.html):
+// with checkpointing enabled "SageMaker AI saves checkpoints to Amazon S3
+// and syncs your training job with the checkpoint S3 bucket"
+// (model-checkpoints-enable.html), and a new training job "with the same
+// checkpoint_s3_uri" has "the checkpoints from this S3 bucket ... restored
+// to checkpoint_local_path in each instance of the new training job"
+// (model-checkpoints-resume.html; CheckpointConfig.LocalPath: "The default
+// directory is /opt/ml/checkpoints/"). How often the code writes, that
+// writing and restoring take no time, and that the next attempt resumes at
+// the last checkpoint are trainq's reading (R22).
+func checkpointed(ran, interval int64) int64 {
+	if interval <= 0 {
+		return 0
+	}
+	return ran / interval * interval
+}

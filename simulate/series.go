@@ -80,13 +80,21 @@ func (s *Series) integrate(from, to int64, running, waiting []int) {
 	}
 }
 
-// attempt adds an attempt of k instances over [from, to) that ended with o;
-// the buckets exist, integrate having reached to.
-func (s *Series) attempt(from, to int64, k int, o attemptOutcome) {
-	row := s.Lost
+// attempt adds an attempt of k instances over [from, to) that ended with
+// o, of which checkpoints kept the first keep seconds: the completed
+// attempt and the kept part as goodput (kept work of a job that fails
+// later is not taken back: the totals are exact, the series not), the rest
+// as lost. The buckets exist, integrate having reached to.
+func (s *Series) attempt(from, to, keep int64, k int, o attemptOutcome) {
 	if o == attemptCompleted {
-		row = s.Goodput
+		s.add(s.Goodput, from, to, k)
+		return
 	}
+	s.add(s.Goodput, from, from+keep, k)
+	s.add(s.Lost, from+keep, to, k)
+}
+
+func (s *Series) add(row []float64, from, to int64, k int) {
 	for from < to {
 		b := s.bucket(from)
 		end := min(to, s.Start+int64(b+1)*s.Width)

@@ -1,0 +1,316 @@
+package simulate
+
+import (
+	"slices"
+
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/platform"
+)
+
+// Re-routing (R23, R24): trainq's re-router, not AWS Batch, moves a waiting
+// job to another instance type, because Batch cannot change the type inside
+// a SageMaker payload. The simulator models the re-router as
+// docs/platform.md describes it ("Re-routing and checkpoints"): it runs
+// every rerouting.everyMinutes; a RUNNABLE job of a class with reroute that
+// has waited reroute.afterSeconds since it last became RUNNABLE, on an
+// instance type of reroute.instanceTypes where its team has no room for it,
+// moves to the first other listed type where its team has room — room by
+// the quota rule the submission function's fallback and the simulator's
+// passes use (batchrules.TypeState.Room, Headroom ≥ instances) — keeping
+// class, team, priority and the trace's submission time (for waits); Batch
+// sees a new job, so it queues at the time of the move. A run moves at most
+// rerouting.maxMovesPerMinute jobs of all classes, oldest RUNNABLE first, and
+// a job moves at most reroute.maxMoves times. Off under FIFO.
+
+// rerouter holds the re-routing queues of one run.
+type rerouter struct {
+	on       bool
+	period   int64 // seconds between runs
+	perRun   int   // moves per run
+	after    []int64
+	targets  [][]int // per class: the reroute instance types, as type indices
+	maxMoves []int16
+
+	buckets []rrBucket
+	index   map[rrKey]int32
+	live    int   // live entries over all buckets
+	seq     int64 // the last entry's sequence number
+	tickAt  int64 // the next run, valid while live > 0
+	armed   bool  // tickAt is set
+
+	vUsed []int   // a run's view of the instances in use per type…
+	vTeam [][]int // …and per share and type, counting its own moves
+}
+
+// rrKey groups waiting jobs that the re-router treats alike: all of one
+// class, share, instance type and size move or stay together, so only the
+// oldest of each group needs looking at.
+type rrKey struct {
+	class, share, typ int16
+	k                 int32
+}
+
+// rrBucket is the waiting jobs of one rrKey in the order they became
+// RUNNABLE. Entries of jobs that started or moved since are stale: they are
+// dropped at the head, or when they outnumber the live ones.
+type rrBucket struct {
+	key  rrKey
+	q    []rrEnt
+	head int
+	live int
+}
+
+type rrEnt struct {
+	idx   int32
+	seq   int64
+	since int64
+}
+
+func newRerouter(e *engine) rerouter {
+	r := rerouter{index: map[rrKey]int32{}}
+	if e.policy != PolicyPlatform {
+		return r
+	}
+	r.after = make([]int64, len(e.classes))
+	r.targets = make([][]int, len(e.classes))
+	r.maxMoves = make([]int16, len(e.classes))
+	for i, c := range e.classes {
+		after, on := c.ReroutesAfter()
+		if !on {
+			continue
+		}
+		r.on = true
+		r.after[i] = int64(after)
+		r.maxMoves[i] = int16(c.Reroute.MaxMoves)
+		for _, it := range c.Reroute.InstanceTypes {
+			if t, ok := e.typeIdx[it]; ok {
+				r.targets[i] = append(r.targets[i], t)
+			}
+		}
+	}
+	if r.on {
+		r.period = int64(max(e.p.Rerouting.EveryMinutes, 1)) * 60
+		r.perRun = max(e.p.Rerouting.MaxMovesPerMinute, 1)
+		r.vUsed = make([]int, len(e.types))
+		r.vTeam = grid(len(e.teamNames), len(e.types))
+	}
+	return r
+}
+
+// nextTick is the time of the re-router's next run, when it has jobs to
+// look at.
+func (r *rerouter) nextTick() (int64, bool) { return r.tickAt, r.on && r.live > 0 && r.armed }
+
+// alignUp is the first run at or after t: runs happen at whole multiples of
+// the period.
+func (r *rerouter) alignUp(t int64) int64 {
+	return (t + r.period - 1) / r.period * r.period
+}
+
+// add puts a job that just became RUNNABLE in its re-routing queue, when it
+// may ever move: its class reroutes, its type is one of the class's, and it
+// has moves left.
+func (r *rerouter) add(e *engine, idx int32) {
+	if !r.on {
+		return
+	}
+	j := &e.jobs[idx]
+	c := int(j.class)
+	if r.after[c] == 0 || j.moves >= r.maxMoves[c] || !slices.Contains(r.targets[c], int(j.typ)) {
+		return
+	}
+	key := rrKey{class: j.class, share: j.share, typ: j.typ, k: j.k}
+	bi, ok := r.index[key]
+	if !ok {
+		bi = int32(len(r.buckets))
+		r.buckets = append(r.buckets, rrBucket{key: key})
+		r.index[key] = bi
+	}
+	r.seq++
+	b := &r.buckets[bi]
+	b.q = append(b.q, rrEnt{idx: idx, seq: r.seq, since: e.now})
+	b.live++
+	r.live++
+	j.rrSeq, j.rrBucket = r.seq, bi
+	if eligible := r.alignUp(e.now + r.after[c]); !r.armed || r.tickAt < e.now || eligible < r.tickAt {
+		r.tickAt, r.armed = eligible, true
+	}
+}
+
+// leave notes that a job left RUNNABLE (it starts or moves): its entry is
+// stale from now on.
+func (r *rerouter) leave(j *job, jobs []job) {
+	if j.rrBucket < 0 {
+		return
+	}
+	b := &r.buckets[j.rrBucket]
+	b.live--
+	r.live--
+	j.rrBucket = -1
+	j.rrSeq = 0
+	if n := len(b.q) - b.head; n > 2*b.live+32 {
+		b.compact(jobs)
+	}
+}
+
+// compact drops the bucket's stale entries, so that a queue holds about
+// as many entries as live jobs whatever the order they leave in.
+func (b *rrBucket) compact(jobs []job) {
+	n := 0
+	for _, x := range b.q[b.head:] {
+		if j := &jobs[x.idx]; j.rrSeq == x.seq && j.state == stWaiting {
+			b.q[n] = x
+			n++
+		}
+	}
+	b.q, b.head = b.q[:n], 0
+}
+
+// front drops stale entries at the head and returns the oldest live one.
+func (b *rrBucket) front(e *engine) (rrEnt, bool) {
+	for b.head < len(b.q) {
+		x := b.q[b.head]
+		if j := &e.jobs[x.idx]; j.rrSeq == x.seq && j.state == stWaiting {
+			return x, true
+		}
+		b.head++
+	}
+	b.q, b.head = b.q[:0], 0
+	return rrEnt{}, false
+}
+
+// room is the largest job share s could start on type t in the run's view:
+// batchrules' Headroom in quota mode (the submission function's rule), the
+// pool's idle instances in fair-share mode.
+func (e *engine) room(s, t int) int {
+	r := &e.rr
+	if e.mode != platform.ModeQuota {
+		return e.pool[t] - r.vUsed[t]
+	}
+	st := batchrules.TypeState{Pool: e.pool[t], InUse: r.vUsed[t], Shares: e.sim[:0]}
+	for x := range e.teamNames {
+		st.Shares = append(st.Shares, batchrules.ShareState{Limit: e.limits[x][t], Used: r.vTeam[x][t]})
+	}
+	e.sim = st.Shares
+	return st.Room(s).Headroom()
+}
+
+// reroute is one run of the re-router at e.now: while moves are left in
+// the run, the oldest RUNNABLE job that may move (R23) moves. The run's
+// view of capacity counts the jobs it moved as if they held their
+// instances on the new type, so that two jobs never move into room for one.
+func (e *engine) reroute() {
+	r := &e.rr
+	copy(r.vUsed, e.used)
+	for s := range r.vTeam {
+		copy(r.vTeam[s], e.teamUsed[s])
+	}
+	next := int64(-1)
+	for moves := 0; moves < r.perRun; moves++ {
+		best, bestTo := -1, -1
+		var bestEnt rrEnt
+		for bi := range r.buckets {
+			b := &r.buckets[bi]
+			if b.live == 0 {
+				continue
+			}
+			x, ok := b.front(e)
+			if !ok {
+				continue
+			}
+			c, s, t, k := int(b.key.class), int(b.key.share), int(b.key.typ), int(b.key.k)
+			if due := x.since + r.after[c]; due > e.now {
+				if next < 0 || due < next {
+					next = due
+				}
+				continue
+			}
+			if best >= 0 && bestEnt.since < x.since || best >= 0 && bestEnt.since == x.since && bestEnt.seq < x.seq {
+				continue
+			}
+			if to := e.rerouteTarget(c, s, t, k); to >= 0 {
+				best, bestTo, bestEnt = bi, to, x
+			}
+		}
+		if best < 0 {
+			break
+		}
+		e.move(bestEnt.idx, bestTo)
+		j := &e.jobs[bestEnt.idx]
+		r.vUsed[bestTo] += int(j.k)
+		r.vTeam[j.share][bestTo] += int(j.k)
+	}
+	// The next run: the next period while jobs are due, else when the
+	// first job becomes due.
+	r.tickAt = e.now + r.period
+	if next >= 0 && r.allNotDue(e) {
+		r.tickAt = max(r.tickAt, r.alignUp(next))
+	}
+}
+
+// allNotDue reports whether no live job is due for a move now: then the
+// re-router need not run again before the first one is.
+func (r *rerouter) allNotDue(e *engine) bool {
+	for bi := range r.buckets {
+		b := &r.buckets[bi]
+		if b.live == 0 {
+			continue
+		}
+		if x, ok := b.front(e); ok && x.since+r.after[b.key.class] <= e.now {
+			return false
+		}
+	}
+	return true
+}
+
+// rerouteTarget is where a job of class c, share s and k instances waiting
+// on type t moves (R23), or -1: only when its team has no room for it on t,
+// the first other of the class's instance types where it has room.
+func (e *engine) rerouteTarget(c, s, t, k int) int {
+	if e.room(s, t) >= k {
+		return -1 // not saturated: Batch starts it when its turn comes
+	}
+	for _, to := range e.rr.targets[c] {
+		if to != t && e.room(s, to) >= k {
+			return to
+		}
+	}
+	return -1
+}
+
+// move takes waiting job idx off its queue and submits it again on type
+// to: same class, team and priority, queued at the time of the move, its
+// wait still counted from the trace's submission.
+func (e *engine) move(idx int32, to int) {
+	j := &e.jobs[idx]
+	s, from := int(j.share), int(j.typ)
+	e.rr.leave(j, e.jobs)
+	e.waiting[s][from].remove(j.k, j.qpos)
+	e.waitN[s]--
+	e.stats.waitingDelta(j, -1)
+	e.dirty[from] = true
+	j.typ = int16(to)
+	j.moves++
+	j.qsubmit = e.now
+	e.stats.moved(j, from, to)
+	e.observeFrom(EventMove, j, "", e.types[from])
+	e.enqueue(idx)
+}
+
+// settings are the re-routing and checkpoint settings of the run.
+func (e *engine) settings() Settings {
+	s := Settings{Classes: []ClassSettings{}}
+	if e.rr.on {
+		s.Rerouting = &RerouteRun{EveryMinutes: int(e.rr.period / 60), MaxMovesPerMinute: e.rr.perRun}
+	}
+	for i, c := range e.classes {
+		cs := ClassSettings{Name: c.Name, CheckpointSeconds: e.ckpt[i]}
+		if e.rr.on && c.Reroute != nil {
+			r := *c.Reroute
+			r.InstanceTypes = slices.Clone(r.InstanceTypes)
+			cs.Reroute = &r
+		}
+		s.Classes = append(s.Classes, cs)
+	}
+	return s
+}
