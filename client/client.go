@@ -1,5 +1,5 @@
-// Package client is the trainq CLI's job commands: submit, status, cancel
-// and reprioritize. Each invokes the platform's submission Lambda with the
+// Package client is the trainq CLI's job commands: submit, status, cancel,
+// reprioritize and queue. Each invokes the platform's submission Lambda with the
 // caller's own AWS credentials (the SDK's standard configuration, so
 // AWS_ENDPOINT_URL_LAMBDA, profiles and regions work as usual) through the
 // alias of the requested class and team (platform.SubmitAliasName), which is
@@ -32,7 +32,8 @@ import (
 // Commands are the commands Run serves, with a one-line summary each.
 var Commands = map[string]string{
 	"submit":       "submit a SageMaker training job to the platform's queue",
-	"status":       "show a job's status",
+	"status":       "show a job's status, and why it waits and when it may start",
+	"queue":        "list the queue's running and waiting jobs and each share's usage",
 	"cancel":       "cancel a job",
 	"reprioritize": "change a job's priority inside its class",
 }
@@ -43,7 +44,7 @@ var Commands = map[string]string{
 // command's name, which bin/trainq puts in front once.
 func Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
 	if _, ok := Commands[command]; !ok {
-		return cli.Usagef("unknown command %q: want submit, status, cancel or reprioritize", command)
+		return cli.Usagef("unknown command %q: want submit, status, cancel, reprioritize or queue", command)
 	}
 	c := &cmd{name: command, fs: flag.NewFlagSet("trainq "+command, flag.ContinueOnError)}
 	c.common()
@@ -57,6 +58,8 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 		build = c.jobFlags(contract.ActionCancel)
 	case "reprioritize":
 		build = c.jobFlags(contract.ActionReprioritize)
+	case "queue":
+		build = c.queueFlags()
 	}
 	if err := cli.Parse(c.fs, args, stdout, c.usage); err != nil {
 		return err
@@ -74,6 +77,16 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	resp, err := c.invoke(ctx, req)
 	if err != nil {
 		return err
+	}
+	switch command {
+	case "queue":
+		return c.printQueue(stdout, resp)
+	case "status":
+		s := &Status{Response: resp}
+		if resp.Explanation != nil {
+			s.Estimate, s.EstimateError = c.estimate(ctx, resp)
+		}
+		return c.printStatus(stdout, s)
 	}
 	return c.print(stdout, resp)
 }
@@ -97,6 +110,8 @@ type cmd struct {
 	positional string
 	notes      string
 	examples   []string
+	// filter is what queue prints.
+	filter queueFilter
 }
 
 func (c *cmd) common() {
@@ -292,13 +307,8 @@ func (c *cmd) jobFlags(action string) func() (contract.Request, error) {
 		if c.fs.NArg() != 1 {
 			return contract.Request{}, cli.Usagef("want exactly one JOB_ID argument, got %d", c.fs.NArg())
 		}
-		switch {
-		case (c.class == "" || c.team == "") && !c.unqualified:
-			return contract.Request{}, cli.Usagef("--class and --team are required: they select the function alias you may invoke " +
-				"(it acts on jobs of its class and team only), " +
-				"or --unqualified to invoke the function without an alias (operators only)")
-		case (c.class != "" || c.team != "") && c.unqualified:
-			return contract.Request{}, cli.Usagef("--class and --team exclude --unqualified")
+		if err := c.checkAlias("it acts on jobs of its class and team only"); err != nil {
+			return contract.Request{}, err
 		}
 		req := contract.Request{Action: action, JobID: c.fs.Arg(0), Reason: reason}
 		if action == contract.ActionReprioritize {
@@ -414,6 +424,12 @@ func (c *cmd) print(w io.Writer, r *contract.Response) error {
 		return enc.Encode(r)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	rows(tw, r)
+	return tw.Flush()
+}
+
+// rows writes the answer's fields, one "KEY<tab>value" line each.
+func rows(tw io.Writer, r *contract.Response) {
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(tw, "%s\t%s\n", k, v)
@@ -435,7 +451,6 @@ func (c *cmd) print(w io.Writer, r *contract.Response) error {
 	if r.Existing {
 		row("NOTE", "an earlier submission with this idempotency key created this job")
 	}
-	return tw.Flush()
 }
 
 // randomKey is a fresh idempotency key for one CLI run, so that the SDK's

@@ -62,7 +62,7 @@ func trainq(t *testing.T, args ...string) result {
 // --help and -h with its usage on stdout, nothing on stderr, exit 0, and
 // never Go's raw "Usage of …".
 func TestHelpGoesToStdoutAndExitsZero(t *testing.T) {
-	for _, cmd := range [][]string{{}, {"submit"}, {"status"}, {"cancel"}, {"reprioritize"}, {"simulate"}, {"trace"},
+	for _, cmd := range [][]string{{}, {"submit"}, {"status"}, {"cancel"}, {"reprioritize"}, {"queue"}, {"simulate"}, {"trace"},
 		{"trace", "generate"}, {"trace", "convert"}, {"validate"}, {"version"}} {
 		for _, h := range []string{"--help", "-h"} {
 			args := append(append([]string{}, cmd...), h)
@@ -151,7 +151,7 @@ func TestEveryCommandHasJSONOutput(t *testing.T) {
 			t.Errorf("trainq %s --output json: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
-	for _, cmd := range []string{"status", "cancel", "reprioritize"} {
+	for _, cmd := range []string{"status", "cancel", "reprioritize", "queue"} {
 		if r := trainq(t, cmd, "--help"); !strings.Contains(r.stdout, "-output") {
 			t.Errorf("trainq %s --help lists no --output", cmd)
 		}

@@ -1,6 +1,6 @@
 // Command trainq is the command-line client of a trainq platform:
 //
-//	trainq submit|status|cancel|reprioritize …   talk to the submission function
+//	trainq submit|status|cancel|reprioritize|queue …   talk to the submission function
 //	trainq simulate --trace jobs.csv …            replay a trace against a platform
 //	trainq trace generate|convert …               make or convert job traces
 //	trainq validate trainq.yaml                   check a platform file
@@ -27,7 +27,8 @@ const usage = `trainq: priority scheduling of GPU training jobs on AWS Batch for
 
 Usage:
   trainq submit       submit a training job (trainq submit --help)
-  trainq status       describe a job
+  trainq status       describe a job: why it waits and when it may start
+  trainq queue        list the queue's running and waiting jobs and each share's usage
   trainq cancel       cancel a job
   trainq reprioritize change a job's priority inside its class
   trainq simulate     replay a job trace against a platform and against FIFO
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := cmd
 	var err error
 	switch cmd {
-	case "submit", "status", "cancel", "reprioritize":
+	case "submit", "status", "cancel", "reprioritize", "queue":
 		err = client.Run(ctx, cmd, rest, stdout, stderr)
 	case "simulate":
 		err = simcmd.Simulate(rest, stdout, stderr)
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "trainq: unknown command %q: want submit, status, cancel, reprioritize, simulate, trace, validate or version\nRun 'trainq --help' for usage.\n", cmd)
+		fmt.Fprintf(stderr, "trainq: unknown command %q: want submit, status, cancel, reprioritize, queue, simulate, trace, validate or version\nRun 'trainq --help' for usage.\n", cmd)
 		return exitUsage
 	}
 	var u usageError

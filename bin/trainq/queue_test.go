@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/submit"
+)
+
+// The tests of trainq status and trainq queue run the built binary against
+// a fake Lambda endpoint whose function is the real submission handler
+// (package submit; only this test links it, never the binary) over the
+// local Batch endpoint. The scenario is the README's.
+
+const (
+	demoQueue = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+	demoRole  = "arn:aws:iam::123456789012:role/trainq-sagemaker"
+)
+
+// demoNow is the function's clock.
+var demoNow = time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC)
+
+// fakeFunction serves Lambda's Invoke (POST
+// /2015-03-31/functions/NAME/invocations?Qualifier=ALIAS) with h, as Lambda
+// would: the alias in the invoked function ARN, a function error as
+// X-Amz-Function-Error with errorType and errorMessage.
+func fakeFunction(t *testing.T, h *submit.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, ok := strings.CutPrefix(r.URL.Path, "/2015-03-31/functions/")
+		name, ok2 := strings.CutSuffix(name, "/invocations")
+		if !ok || !ok2 || r.Method != http.MethodPost {
+			http.Error(w, "not an Invoke", http.StatusNotFound)
+			return
+		}
+		arn := "arn:aws:lambda:us-east-1:123456789012:function:" + name
+		if q := r.URL.Query().Get("Qualifier"); q != "" {
+			arn += ":" + q
+		}
+		body, _ := io.ReadAll(r.Body)
+		ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req", InvokedFunctionArn: arn})
+		out, err := h.Invoke(ctx, body)
+		if err != nil {
+			var fe messages.InvokeResponse_Error
+			if !errors.As(err, &fe) {
+				fe = messages.InvokeResponse_Error{Type: "Unhandled", Message: err.Error()}
+			}
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+			_ = json.NewEncoder(w).Encode(map[string]string{"errorType": fe.Type, "errorMessage": fe.Message})
+			return
+		}
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// demoJob adds a job of the default platform's team and class, asking
+// instances ml.p5.48xlarge, created and started the given time before
+// demoNow (started 0: not started). Its limit is its class's, as the
+// submitter sets it.
+func demoJob(t *testing.T, fake *batchtest.Server, name, team, class string, priority, instances int, status string, created, started time.Duration) batchtest.Job {
+	t.Helper()
+	c, ok := platform.Default().Class(class)
+	if !ok {
+		t.Fatalf("no class %s", class)
+	}
+	sp := c.SchedulingPriority(priority)
+	j := batchtest.Job{Status: status, CreatedAt: demoNow.Add(-created).UnixMilli(), Request: batchtest.SubmitRequest{
+		JobName: name, JobQueue: demoQueue, SchedulingPriority: &sp, QuotaShareName: aws.String(team),
+		ServiceRequestPayload: fmt.Sprintf(`{"ResourceConfig":{"InstanceType":"ml.p5.48xlarge","InstanceCount":%d,"VolumeSizeInGB":100}}`, instances),
+		TimeoutConfig:         &batchtest.TimeoutConfig{AttemptDurationSeconds: c.MaxRuntimeSeconds},
+		Tags:                  map[string]string{contract.TagTeam: team, contract.TagClass: class},
+	}}
+	if started > 0 {
+		j.StartedAt = demoNow.Add(-started).UnixMilli()
+	}
+	return fake.Add(j)
+}
+
+// demo builds the README's queue on the default platform (40
+// ml.p5.48xlarge; search-ranking's quota 24 and search-research's 16, both
+// lend-and-borrow with a borrow limit of 100%) and returns the waiting job
+// bert-large and the environment that points the CLI at it.
+//
+//	search-ranking   llama-ft    production  16 × p5  RUNNING 20h of 5d (120h): 100h left
+//	search-ranking   bert-base   research     8 × p5  RUNNING  2h of 3d (72h):   70h left
+//	search-research  sweep-lr    sweep       16 × p5  RUNNING 23h of 1d (24h):    1h left
+//	search-ranking   bert-large  research     8 × p5  RUNNABLE 40 min, first in the queue, priority 540 < bert-base's 550
+//	search-research  sweep-wd    sweep        8 × p5  RUNNABLE 25 min, second
+//
+// All 40 are in use, search-ranking holds its whole quota (16 + 8 = 24):
+// bert-large needs 8 beyond it with nothing idle to borrow (quota-full).
+// When sweep-lr ends in 1 h, 16 are idle: bert-large borrows 8 (24 + 8 =
+// 32 ≤ its ceiling 48) and sweep-wd takes 8 of search-research's quota, so
+// the estimate is 1h00m, 17:00 UTC. (Were bert-large's priority above
+// bert-base's, search-ranking's in-share preemption would start it at once
+// in bert-base's place, and the estimate would say so.)
+func demo(t *testing.T) (batchtest.Job, []string) {
+	t.Helper()
+	fake := batchtest.New(0)
+	t.Cleanup(fake.Close)
+	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
+		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
+		Now: func() time.Time { return demoNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoJob(t, fake, "llama-ft-5f1c2a9e", "search-ranking", "production", 50, 16, "RUNNING", 21*time.Hour, 20*time.Hour)
+	demoJob(t, fake, "bert-base-0a1b2c3d", "search-ranking", "research", 50, 8, "RUNNING", 150*time.Minute, 2*time.Hour)
+	demoJob(t, fake, "sweep-lr-7c3e91aa", "search-research", "sweep", 50, 16, "RUNNING", 23*time.Hour+10*time.Minute, 23*time.Hour)
+	target := demoJob(t, fake, "bert-large-9d8e7f6a", "search-ranking", "research", 40, 8, "RUNNABLE", 40*time.Minute, 0)
+	wd := demoJob(t, fake, "sweep-wd-1b2c3d4e", "search-research", "sweep", 50, 8, "RUNNABLE", 25*time.Minute, 0)
+	fake.SetUsed(map[string]float64{"ml.p5.48xlarge": 40})
+	fake.SetShareUsed(map[string]map[string]float64{"search-ranking": {"ml.p5.48xlarge": 24}, "search-research": {"ml.p5.48xlarge": 16}})
+	since := demoNow.Add(-12 * time.Minute).UnixMilli()
+	fake.SetFront([]batchtest.Front{{JobARN: target.ARN, EarliestTimeAtPosition: since}, {JobARN: wd.ARN, EarliestTimeAtPosition: since}},
+		map[string][]batchtest.Front{"search-ranking": {{JobARN: target.ARN}}, "search-research": {{JobARN: wd.ARN}}})
+	return target, []string{"AWS_ENDPOINT_URL_LAMBDA=" + fakeFunction(t, h)}
+}
+
+// trainqWith runs the built binary like trainq, with env added last (so
+// that it wins).
+func trainqWith(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(append(os.Environ(), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_MAX_ATTEMPTS=1", "AWS_CONFIG_FILE=/nonexistent", "AWS_SHARED_CREDENTIALS_FILE=/nonexistent"), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("trainq %s: %v", strings.Join(args, " "), err)
+	}
+	return result{code, out.String(), errOut.String()}
+}
+
+// TestStatusExplainsAWaitingJob: trainq status says why bert-large waits,
+// with its place, its team's usage and the simulated start (see demo).
+func TestStatusExplainsAWaitingJob(t *testing.T) {
+	target, env := demo(t)
+	r := trainqWith(t, env, "status", "--class", "research", "--team", "search-ranking", target.ID)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// Compared with runs of spaces as one: the table's columns are the
+	// tabwriter's.
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{
+		"STATUS RUNNABLE",
+		// 24 held of a quota of 24, 8 more needed, 0 idle of 40.
+		"WAITING quota-full: Team search-ranking holds 24 ml.p5.48xlarge against a quota of 24 (it may borrow 24 more: borrow limit 100% of its quota); the job needs 8, beyond its quota, and there is nothing to borrow: only 0 of the pool's 40 are idle and free for it.",
+		"QUEUE POSITION 1 of the 2 jobs at the front of the queue (there since 2026-12-01T15:48:00Z)",
+		"SHARE POSITION 1 in team search-ranking",
+		"SHARE USAGE team search-ranking: 24 ml.p5.48xlarge in use of a quota of 24 (LEND_AND_BORROW, may borrow 24, borrows 0); 0 idle for it, 0 within its quota",
+		"POOL 40 of 40 ml.p5.48xlarge in use",
+		// sweep-lr ends in 1 h (86400 − 82800 s); then 16 are idle.
+		"ESTIMATED START in 1h00m (2026-12-01 17:00 UTC), if every running job runs to its limit",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("status does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	j := trainqWith(t, env, "status", "--class", "research", "--team", "search-ranking", "--output", "json", target.ID)
+	var s struct {
+		Status      string
+		Explanation contract.Explanation
+		Estimate    struct {
+			StartsInSeconds int64
+			StartsBy        string
+			Assumption      string
+		}
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &s); err != nil {
+		t.Fatalf("%v: %s", err, j.stdout)
+	}
+	if s.Status != "RUNNABLE" || s.Explanation.Reason != contract.ReasonQuotaFull || s.Estimate.StartsInSeconds != 3600 ||
+		s.Estimate.StartsBy != "2026-12-01T17:00:00Z" || s.Estimate.Assumption == "" {
+		t.Errorf("json: %+v", s)
+	}
+}
+
+// TestQueueListsJobsByShareAndClass: trainq queue through
+// search-ranking's alias lists the five jobs, search-research's without id
+// or name, and every share's usage; the filters narrow the table.
+func TestQueueListsJobsByShareAndClass(t *testing.T) {
+	target, env := demo(t)
+	r := trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	// Running first, oldest start first (sweep-lr 23h, llama-ft 20h,
+	// bert-base 2h), then the front of the queue.
+	wantOrder := []string{"RUNNING  ", "RUNNING  ", "RUNNING  ", "RUNNABLE ", "RUNNABLE "}
+	var got []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "RUNNING") || strings.HasPrefix(l, "RUNNABLE") {
+			got = append(got, l)
+		}
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d job rows, want 5:\n%s", len(got), r.stdout)
+	}
+	for i, w := range wantOrder {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("row %d %q, want %q first", i, got[i], w)
+		}
+	}
+	for i, want := range [][]string{
+		{"search-research", "sweep", "16 × ml.p5.48xlarge", "23h10m", "23h00m of 1d00h", "(another team's job)"},
+		{"search-ranking", "production", "950", "16 × ml.p5.48xlarge", "21h00m", "20h00m of 5d00h", "llama-ft-5f1c2a9e"},
+		{"search-ranking", "research", "550", "8 × ml.p5.48xlarge", "2h30m", "2h00m of 3d00h", "bert-base-0a1b2c3d"},
+		{"RUNNABLE  1 ", "search-ranking", "research", "540", "40m00s", target.ID, "bert-large-9d8e7f6a"},
+		{"RUNNABLE  2 ", "search-research", "sweep", "150", "25m00s", "(another team's job)"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("row %d %q lacks %q", i, got[i], w)
+			}
+		}
+	}
+	for _, want := range []string{"5 of 5 jobs shown", "team search-ranking's jobs in full"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("queue does not show %q:\n%s", want, r.stdout)
+		}
+	}
+	// Usage: SHARE TYPE USED QUOTA BORROWED MAY-BORROW IDLE RECLAIMABLE POOL.
+	// Nothing of p5 is idle; p4d is all idle: 60 for either team, 30 of
+	// them within its quota.
+	usage := map[string]bool{}
+	for _, l := range lines {
+		usage[strings.Join(strings.Fields(l), " ")] = true
+	}
+	for _, want := range []string{
+		"search-ranking ml.p5.48xlarge 24 24 - 24 0 0 40 of 40",
+		"search-research ml.p5.48xlarge 16 16 - 16 0 0 40 of 40",
+		"(queue) ml.p5.48xlarge 40 - - - 0 0 40 of 40",
+		"search-ranking ml.p4d.24xlarge 0 30 - 30 60 30 0 of 60",
+	} {
+		if !usage[want] {
+			t.Errorf("usage has no row %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "sweep-lr") || strings.Contains(r.stdout, "sweep-wd") {
+		t.Errorf("another team's job names are shown through search-ranking's alias:\n%s", r.stdout)
+	}
+
+	f := trainqWith(t, env, "queue", "--unqualified", "--filter-team", "search-research", "--status", "RUNNABLE", "--output", "json")
+	var q contract.QueueView
+	if err := json.Unmarshal([]byte(f.stdout), &q); err != nil {
+		t.Fatalf("%v: %s", err, f.stdout)
+	}
+	if len(q.Jobs) != 1 || q.Jobs[0].JobName != "sweep-wd-1b2c3d4e" || q.Jobs[0].Redacted || q.Jobs[0].QueuePosition != 2 {
+		t.Errorf("filtered jobs %+v, want sweep-wd in full (an operator), second in the queue", q.Jobs)
+	}
+	if len(q.Usage) != 4 || q.Usage[0].Share != "search-research" || q.Usage[1].Share != "" || q.Usage[2].Share != "search-research" {
+		t.Errorf("filtered usage %+v, want search-research's and the queue's, for each of the two types", q.Usage)
+	}
+}
+
+// TestQueueUsageErrors: queue's command-line mistakes exit 2 before any
+// invocation.
+func TestQueueUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"queue"}, "--class and --team are required"},
+		{[]string{"queue", "--unqualified", "--status", "WAITING"}, `--status: got "WAITING", want one or more of RUNNING, STARTING, SCHEDULED, RUNNABLE`},
+		{[]string{"queue", "--unqualified", "extra"}, "queue takes flags only"},
+	} {
+		r := trainq(t, tt.args...)
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "trainq queue: ") || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("trainq %s: exit %d, %q: want 2 and %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.want)
+		}
+	}
+}
