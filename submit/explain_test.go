@@ -122,7 +122,7 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			total:  map[string]float64{p5: 20},
 			shares: map[string]map[string]float64{"vision": {p5: 10}, "nlp": {p5: 8}, "speech": {p5: 2}},
 			want:   contract.ReasonBorrowLimit, message: []string{"holds 10 ml.p5.48xlarge against a quota of 8", "would hold 14", "borrow limit of 12", "free 2"},
-			usage:  &contract.ShareUsage{Share: "vision", Used: 10, Quota: 8, MaxBorrowed: 4, Borrowed: 2, IdleRoom: 0, ReclaimRoom: 0},
+			usage: &contract.ShareUsage{Share: "vision", Used: 10, Quota: 8, MaxBorrowed: 4, Borrowed: 2, IdleRoom: 0, ReclaimRoom: 0},
 		},
 		{
 			// nlp (reserve) holds its whole quota 8 and may not borrow: 8 + 1
@@ -132,7 +132,7 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			total:  map[string]float64{p5: 8},
 			shares: map[string]map[string]float64{"nlp": {p5: 8}},
 			want:   contract.ReasonQuotaFull, message: []string{"holds 8 ml.p5.48xlarge against a quota of 8", "may not borrow (sharing RESERVE)", "would hold 9"},
-			usage:  &contract.ShareUsage{Share: "nlp", Used: 8, Quota: 8, IdleRoom: 0, ReclaimRoom: 0},
+			usage: &contract.ShareUsage{Share: "nlp", Used: 8, Quota: 8, IdleRoom: 0, ReclaimRoom: 0},
 		},
 		{
 			// vision holds its quota 8, nlp 8, speech 4: the pool's 20 are in
@@ -142,7 +142,7 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			total:  map[string]float64{p5: 20},
 			shares: map[string]map[string]float64{"vision": {p5: 8}, "nlp": {p5: 8}, "speech": {p5: 4}},
 			want:   contract.ReasonQuotaFull, message: []string{"nothing to borrow", "only 0 of the pool's 20 are idle", "free 2"},
-			usage:  &contract.ShareUsage{Share: "vision", Used: 8, Quota: 8, MaxBorrowed: 4, IdleRoom: 0, ReclaimRoom: 0},
+			usage: &contract.ShareUsage{Share: "vision", Used: 8, Quota: 8, MaxBorrowed: 4, IdleRoom: 0, ReclaimRoom: 0},
 		},
 		{
 			// Fair share: 10 of the pool's 10 in use; the job needs 2.
@@ -166,7 +166,7 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			total:  map[string]float64{p5: 20},
 			shares: map[string]map[string]float64{"vision": {p5: 4}, "nlp": {p5: 8}, "speech": {p5: 8}},
 			want:   contract.ReasonReclaiming, message: []string{"holds 4 ml.p5.48xlarge", "takes the instances back"},
-			usage:  &contract.ShareUsage{Share: "vision", Used: 4, Quota: 8, MaxBorrowed: 4, IdleRoom: 0, ReclaimRoom: 4},
+			usage: &contract.ShareUsage{Share: "vision", Used: 4, Quota: 8, MaxBorrowed: 4, IdleRoom: 0, ReclaimRoom: 4},
 		},
 		{
 			// Nothing in use: Idle = min(12 − 0, 20 − nlp's idle quota 8) = 12.
