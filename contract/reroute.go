@@ -26,3 +26,33 @@ const (
 	// checkpoint location is set.
 	EnvCheckpointBucket = "TRAINQ_CHECKPOINT_BUCKET"
 )
+
+// The status reasons the re-router gives AWS Batch when it terminates a job
+// (TerminateServiceJob's reason, which Batch keeps as the job's
+// statusReason). Both start with RerouteReasonPrefix, so that the observer
+// can tell a move from a failure or a cancel: a job ended with such a
+// reason was neither (its work goes on in the job that replaced it, or in
+// the job it was to replace).
+const (
+	// RerouteReasonPrefix starts every reason the re-router gives.
+	RerouteReasonPrefix = "trainq: reroute"
+	// ReroutedReasonPrefix starts the reason of an old job a move ended:
+	// "trainq: rerouted to <new job id> on <instance type>".
+	ReroutedReasonPrefix = RerouteReasonPrefix + "d to "
+	// RerouteAbandonedReasonPrefix starts the reason of a replacement the
+	// re-router ended because the job it was to replace started (or ended)
+	// first: "trainq: reroute abandoned: <old job id> is <status>".
+	RerouteAbandonedReasonPrefix = RerouteReasonPrefix + " abandoned: "
+)
+
+// ReroutedReason is the status reason of an old job that moved to newJobID
+// on instanceType.
+func ReroutedReason(newJobID, instanceType string) string {
+	return ReroutedReasonPrefix + newJobID + " on " + instanceType
+}
+
+// RerouteAbandonedReason is the status reason of a replacement ended
+// because the job it was to replace, oldJobID, is in status (RUNNING…).
+func RerouteAbandonedReason(oldJobID, status string) string {
+	return RerouteAbandonedReasonPrefix + oldJobID + " is " + status
+}

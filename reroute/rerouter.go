@@ -1,0 +1,550 @@
+package reroute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/batch/types"
+
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/batchrules/batchsdk"
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
+)
+
+// Rerouter runs the re-router; one value serves every invocation of a
+// function instance (it keeps the per-minute bound's bucket).
+type Rerouter struct {
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	tokens   float64 // moves the per-minute bound allows now
+	tokensAt time.Time
+}
+
+// New checks cfg and returns a Rerouter.
+func New(cfg Config) (*Rerouter, error) {
+	var errs []error
+	if cfg.Platform == nil {
+		errs = append(errs, errors.New("Platform is required"))
+	}
+	if !batchrules.ValidJobQueueARN(cfg.JobQueue) {
+		errs = append(errs, fmt.Errorf("JobQueue: got %q, want a job queue ARN", contract.Cut(cfg.JobQueue, contract.MaxShownChars)))
+	}
+	if cfg.Batch == nil {
+		errs = append(errs, errors.New("Batch is required"))
+	}
+	if cfg.Now == nil {
+		errs = append(errs, errors.New("Now is required"))
+	}
+	if cfg.Metrics == nil {
+		errs = append(errs, errors.New("Metrics is required"))
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("rerouter: %w", errors.Join(errs...))
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&cfg.MaxPages, DefaultMaxPages)
+	def(&cfg.MaxFailedPages, DefaultMaxFailedPages)
+	def(&cfg.MaxDescribes, DefaultMaxDescribes)
+	def(&cfg.DescribeConcurrency, DefaultDescribeConcurrency)
+	if cfg.FailedLookback <= 0 {
+		cfg.FailedLookback = DefaultFailedLookback
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.DeadlineMargin <= 0 {
+		cfg.DeadlineMargin = DefaultDeadlineMargin
+	}
+	if cfg.RelookDelays == nil {
+		cfg.RelookDelays = DefaultRelookDelays
+	}
+	h := slog.DiscardHandler
+	if cfg.Logger != nil {
+		h = cfg.Logger.Handler()
+	}
+	r := &Rerouter{cfg: cfg, log: slog.New(contract.BoundedLog(h))}
+	r.tokens, r.tokensAt = float64(cfg.Platform.Rerouting.MaxMovesPerMinute), cfg.Now()
+	return r, nil
+}
+
+// Summary is a run's answer.
+type Summary struct {
+	// Moved counts moves finished in the run: old jobs terminated after
+	// their replacement was submitted (in this run or, after a crash, an
+	// earlier one) and failed jobs resubmitted.
+	Moved int `json:"moved"`
+	// Refused counts moves decided on but not made, RefusedBy by reason.
+	Refused   int            `json:"refused"`
+	RefusedBy map[string]int `json:"refusedBy,omitempty"`
+	// Skipped counts eligible jobs left where they are: no other type of
+	// their class had room, or their replacement already ended.
+	Skipped int `json:"skipped"`
+	// Deferred counts planned moves not tried because the run stopped
+	// early (Stopped says why); the next run decides again.
+	Deferred int `json:"deferred"`
+	// Stopped is why the run stopped early: "throttled" or "deadline".
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Stop reasons.
+const (
+	stopThrottled = "throttled"
+	stopDeadline  = "deadline"
+)
+
+// live are the statuses of a job that has not ended, in the order the
+// re-router lists them; pending are those of a job that has not started.
+var (
+	liveStatuses = []types.ServiceJobStatus{types.ServiceJobStatusRunnable, types.ServiceJobStatusSubmitted, types.ServiceJobStatusPending,
+		types.ServiceJobStatusScheduled, types.ServiceJobStatusStarting, types.ServiceJobStatusRunning}
+	pendingStatuses = map[types.ServiceJobStatus]bool{types.ServiceJobStatusSubmitted: true, types.ServiceJobStatusPending: true, types.ServiceJobStatusRunnable: true}
+)
+
+func isLive(s types.ServiceJobStatus) bool {
+	for _, l := range liveStatuses {
+		if s == l {
+			return true
+		}
+	}
+	return false
+}
+
+// run is one invocation's state.
+type run struct {
+	r      *Rerouter
+	ctx    context.Context
+	stopAt time.Time // zero: no deadline
+	sum    Summary
+	moved  map[moveKey]int
+	stop   string
+}
+
+// moveKey is the dimensions of one JobsRerouted count.
+type moveKey struct{ class, team, from, to string }
+
+// Handle is one scheduled run. The event is ignored (EventBridge's
+// scheduled event carries nothing the re-router needs, and nothing in it is
+// trusted). It returns an error only when the runnable jobs cannot be
+// listed; every other failure is one job's, counted and logged, and the
+// run goes on.
+func (r *Rerouter) Handle(ctx context.Context, _ json.RawMessage) (Summary, error) {
+	x := &run{r: r, ctx: ctx, moved: map[moveKey]int{}}
+	x.sum.RefusedBy = map[string]int{}
+	if dl, ok := ctx.Deadline(); ok {
+		x.stopAt = dl.Add(-min(r.cfg.DeadlineMargin, time.Until(dl)/5))
+	}
+	err := x.do()
+	x.sum.Stopped = x.stop
+	for _, n := range x.sum.RefusedBy {
+		x.sum.Refused += n
+	}
+	r.writeMetrics(x)
+	if len(x.sum.RefusedBy) == 0 {
+		x.sum.RefusedBy = nil
+	}
+	return x.sum, err
+}
+
+func (x *run) do() error {
+	cfg := x.r.cfg
+	runnable, err := x.list(types.ServiceJobStatusRunnable, cfg.MaxPages)
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+			return nil
+		}
+		return fmt.Errorf("list runnable jobs of %s: %w", batchrules.JobQueueName(cfg.JobQueue), err)
+	}
+	live := append([]types.ServiceJobSummary(nil), runnable...)
+	for _, st := range liveStatuses[1:] {
+		jobs, err := x.list(st, cfg.MaxPages)
+		if err != nil {
+			if isThrottle(err) {
+				x.halt(stopThrottled, err)
+				return nil
+			}
+			x.r.log.Warn("list jobs failed; replacements of jobs in that status are looked for next run", "status", string(st), "error", err)
+		}
+		live = append(live, jobs...)
+	}
+
+	// Read the runnable jobs, oldest first, as many as allowed.
+	sort.SliceStable(runnable, func(a, b int) bool { return aws.ToInt64(runnable[a].CreatedAt) < aws.ToInt64(runnable[b].CreatedAt) })
+	if len(runnable) > cfg.MaxDescribes {
+		x.r.log.Warn("more runnable jobs than one run reads; the youngest wait for a later run", "runnable", len(runnable), "read", cfg.MaxDescribes)
+		runnable = runnable[:cfg.MaxDescribes]
+	}
+	described := x.describeAll(runnable)
+	if x.stop != "" {
+		return nil
+	}
+
+	// Finish the moves an earlier run left half done.
+	busy := x.finishLeftovers(live)
+	if x.stop != "" {
+		return nil
+	}
+
+	snap, err := x.r.cfg.Batch.GetJobQueueSnapshot(x.call(), &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(cfg.JobQueue)})
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+			return nil
+		}
+		x.r.log.Warn("queue snapshot failed; no move this run", "error", err)
+		return nil
+	}
+	usage := batchsdk.QueueUtilization(snap).Usage()
+
+	now := cfg.Now().UnixMilli()
+	var jobs []*job
+	for _, s := range runnable {
+		id := aws.ToString(s.JobId)
+		d := described[id]
+		if d == nil || busy[id] {
+			continue
+		}
+		if j := x.read(d, now); j != nil && pendingStatuses[d.Status] {
+			jobs = append(jobs, j)
+		}
+	}
+	jobs = append(jobs, x.failedForCapacity(now)...)
+	if x.stop != "" {
+		return nil
+	}
+	p := plan(cfg.Platform, jobs, copyUsage(usage), now)
+	x.sum.Skipped += p.skipped
+	for reason, n := range p.refused {
+		x.sum.RefusedBy[reason] += n
+	}
+	for i, d := range p.moves {
+		if x.stop == "" && !x.stopAt.IsZero() && time.Now().After(x.stopAt) {
+			x.halt(stopDeadline, nil)
+		}
+		if x.stop != "" {
+			x.sum.Deferred += len(p.moves) - i
+			break
+		}
+		x.move(d)
+	}
+	return nil
+}
+
+// halt stops the run: no further call is made.
+func (x *run) halt(reason string, err error) {
+	if x.stop == "" {
+		x.stop = reason
+		x.r.log.Warn("rerouter stopped early; the next run carries on", "reason", reason, "error", err)
+	}
+}
+
+// call is a context for one Batch call.
+func (x *run) call() context.Context {
+	ctx, cancel := context.WithTimeout(x.ctx, x.r.cfg.CallTimeout)
+	// The call ends before its timeout or with it; the timer is freed then.
+	context.AfterFunc(ctx, cancel)
+	return ctx
+}
+
+// list reads up to maxPages pages of the queue's jobs in status.
+func (x *run) list(status types.ServiceJobStatus, maxPages int) ([]types.ServiceJobSummary, error) {
+	in := &batch.ListServiceJobsInput{JobQueue: aws.String(x.r.cfg.JobQueue), JobStatus: status}
+	var out []types.ServiceJobSummary
+	for page := 0; page < maxPages; page++ {
+		res, err := x.r.cfg.Batch.ListServiceJobs(x.call(), in)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res.JobSummaryList...)
+		if res.NextToken == nil {
+			return out, nil
+		}
+		in.NextToken = res.NextToken
+	}
+	x.r.log.Warn("more jobs than one run lists", "status", string(status), "listed", len(out))
+	return out, nil
+}
+
+// describeAll describes jobs concurrently; a job whose description fails
+// is left out (and the run stops when Batch throttles).
+func (x *run) describeAll(jobs []types.ServiceJobSummary) map[string]*batch.DescribeServiceJobOutput {
+	out := make(map[string]*batch.DescribeServiceJobOutput, len(jobs))
+	var mu sync.Mutex
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for w := 0; w < x.r.cfg.DescribeConcurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range work {
+				d, err := x.describe(id)
+				mu.Lock()
+				switch {
+				case err == nil:
+					out[id] = d
+				case isThrottle(err):
+					x.halt(stopThrottled, err)
+				default:
+					x.r.log.Warn("describe job failed; it is read again next run", "jobId", id, "error", err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, s := range jobs {
+		mu.Lock()
+		stopped := x.stop != ""
+		mu.Unlock()
+		if stopped {
+			break
+		}
+		work <- aws.ToString(s.JobId)
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
+func (x *run) describe(id string) (*batch.DescribeServiceJobOutput, error) {
+	return x.r.cfg.Batch.DescribeServiceJob(x.call(), &batch.DescribeServiceJobInput{JobId: aws.String(id)})
+}
+
+// read turns a description into a job of the platform, or nil for a job of
+// another platform, of no known class or team, or with a payload the
+// re-router cannot read. now is Unix ms.
+func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
+	p := x.r.cfg.Platform
+	if d.Tags[contract.TagPlatform] != p.Name {
+		return nil
+	}
+	j := &job{id: aws.ToString(d.JobId), arn: aws.ToString(d.JobArn), name: aws.ToString(d.JobName), status: string(d.Status),
+		priority: int(aws.ToInt32(d.SchedulingPriority)), payload: aws.ToString(d.ServiceRequestPayload), d: d}
+	var ok bool
+	if c := d.Tags[contract.TagClass]; c != "" {
+		j.class, ok = p.Class(c)
+	} else if d.SchedulingPriority != nil {
+		j.class, ok = p.ClassForPriority(j.priority)
+	}
+	if !ok {
+		return nil
+	}
+	if j.team, ok = p.Team(batchrules.ShareOfJob(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))); !ok {
+		return nil
+	}
+	rc, err := resourceConfig(j.payload)
+	if err != nil {
+		x.r.log.Warn("payload unreadable; the job is not moved", "jobId", j.id, "error", err)
+		return nil
+	}
+	j.instanceType, j.instances = rc.instanceType, rc.instances
+	j.moves = 0
+	if v, has := d.Tags[contract.TagMoves]; has {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			n = platform.MaxRerouteMoves // an unreadable count never moves again
+		}
+		j.moves = n
+	}
+	if since, found := batchsdk.RunnableSince(d, now); found {
+		j.since = since
+	} else {
+		j.since = now
+	}
+	reason := aws.ToString(d.StatusReason)
+	j.blocked = batchrules.BlockedReason(reason) == batchrules.ReasonInsufficientCapacity
+	return j
+}
+
+// finishLeftovers finds, among the live jobs, pairs an earlier run left:
+// an old job and its replacement both live (the run stopped between the
+// submission and the termination). It finishes each (finish) and returns
+// the ids of the jobs involved, which this run does not move again.
+// A replacement is recognised by its name (ReplacementName of the old
+// job's name and id) and confirmed by its TagReroutedFrom tag.
+func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
+	byName := map[string][]types.ServiceJobSummary{}
+	for _, s := range live {
+		n := strings.ToLower(aws.ToString(s.JobName))
+		byName[n] = append(byName[n], s)
+	}
+	busy := map[string]bool{}
+	for _, old := range live {
+		oldID := aws.ToString(old.JobId)
+		if busy[oldID] {
+			continue
+		}
+		for _, cand := range byName[strings.ToLower(ReplacementName(aws.ToString(old.JobName), oldID))] {
+			newID := aws.ToString(cand.JobId)
+			if newID == oldID || busy[newID] {
+				continue
+			}
+			nd, err := x.describe(newID)
+			if err != nil {
+				if isThrottle(err) {
+					x.halt(stopThrottled, err)
+					return busy
+				}
+				x.r.log.Warn("describe job failed; it is read again next run", "jobId", newID, "error", err)
+				continue
+			}
+			if nd.Tags[contract.TagReroutedFrom] != oldID || nd.Tags[contract.TagPlatform] != x.r.cfg.Platform.Name {
+				continue
+			}
+			busy[oldID], busy[newID] = true, true
+			x.finish(pair{oldID: oldID, newID: newID, newStatus: nd.Status, to: payloadType(nd), resumed: true})
+			if x.stop != "" {
+				return busy
+			}
+			break
+		}
+	}
+	return busy
+}
+
+// failedForCapacity reads the platform's jobs that AWS Batch ended for
+// lack of SageMaker capacity, stopped within the look-back window.
+//
+// AWS Batch retries a SageMaker training job that fails for capacity by
+// itself, without spending the job's retry attempts, for as long as the job
+// stays RUNNABLE ("When a SageMaker Training job fails due to insufficient
+// capacity, AWS Batch retries the job automatically until capacity becomes
+// available", https://docs.aws.amazon.com/batch/latest/userguide/service-job-retries.html);
+// while it waits its statusReason is "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY
+// - Unable to provision requested compute resources" (the SageMaker
+// training job's failedReason begins with CapacityError). It ends FAILED
+// for capacity when the queue's jobStateTimeLimitActions terminate it:
+// "Terminated by JobStateTimeLimit action due to reason:
+// CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY"
+// (https://docs.aws.amazon.com/batch/latest/userguide/sm_job_stuck_in_runnable_capacity.html).
+// Such a job, and a FAILED job whose statusReason still carries the capacity
+// reason or SageMaker's CapacityError, is resubmitted on another type.
+func (x *run) failedForCapacity(now int64) []*job {
+	failed, err := x.list(types.ServiceJobStatusFailed, x.r.cfg.MaxFailedPages)
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+			return nil
+		}
+		x.r.log.Warn("list failed jobs failed; they are looked at next run", "error", err)
+	}
+	from := now - x.r.cfg.FailedLookback.Milliseconds()
+	var out []*job
+	for _, s := range failed {
+		if stopped := aws.ToInt64(s.StoppedAt); stopped != 0 && stopped < from || aws.ToInt64(s.StoppedAt) == 0 && aws.ToInt64(s.CreatedAt) < from {
+			continue
+		}
+		if !CapacityFailure(aws.ToString(s.StatusReason)) {
+			continue
+		}
+		d, err := x.describe(aws.ToString(s.JobId))
+		if err != nil {
+			if isThrottle(err) {
+				x.halt(stopThrottled, err)
+				return out
+			}
+			x.r.log.Warn("describe job failed; it is read again next run", "jobId", aws.ToString(s.JobId), "error", err)
+			continue
+		}
+		if d.Status != types.ServiceJobStatusFailed || !CapacityFailure(aws.ToString(d.StatusReason)) {
+			continue
+		}
+		if j := x.read(d, now); j != nil {
+			j.failed = true
+			j.since = aws.ToInt64(d.StoppedAt)
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// CapacityFailure reports whether a FAILED job's statusReason says AWS
+// Batch ended it for lack of SageMaker capacity (see failedForCapacity):
+// a time limit action for CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY, that
+// reason itself, or SageMaker's CapacityError.
+func CapacityFailure(statusReason string) bool {
+	if r, ok := batchrules.EndedByTimeLimit(statusReason); ok {
+		return r == batchrules.ReasonInsufficientCapacity
+	}
+	return batchrules.BlockedReason(statusReason) == batchrules.ReasonInsufficientCapacity ||
+		strings.HasPrefix(statusReason, "CapacityError")
+}
+
+// writeMetrics writes the run's EMF lines: one for the run (totals per
+// queue, always, so that alarms see data), one per (class, team, from, to)
+// that moved and one per refusal reason. EMF gives a metric one value per
+// line, so each dimension combination needs a line of its own.
+func (r *Rerouter) writeMetrics(x *run) {
+	queue := batchrules.JobQueueName(r.cfg.JobQueue)
+	now := r.cfg.Now()
+	total := newRecord(now, queue)
+	total.Properties = map[string]any{"moved": x.sum.Moved, "refused": x.sum.Refused, "skipped": x.sum.Skipped, "deferred": x.sum.Deferred}
+	if x.stop != "" {
+		total.Properties["stopped"] = x.stop
+	}
+	total.Add(metrics.JobsRerouted, float64(x.sum.Moved), []string{metrics.Queue})
+	total.Add(metrics.ReroutesRefused, float64(x.sum.Refused), []string{metrics.Queue})
+	r.emit(total)
+	keys := make([]moveKey, 0, len(x.moved))
+	for k := range x.moved {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		ka, kb := keys[a], keys[b]
+		return strings.Join([]string{ka.class, ka.team, ka.from, ka.to}, "\x00") < strings.Join([]string{kb.class, kb.team, kb.from, kb.to}, "\x00")
+	})
+	for _, k := range keys {
+		rec := newRecord(now, queue)
+		rec.Dimensions[metrics.Class], rec.Dimensions[metrics.Team] = k.class, k.team
+		rec.Dimensions[metrics.FromInstanceType], rec.Dimensions[metrics.ToInstanceType] = k.from, k.to
+		rec.Add(metrics.JobsRerouted, float64(x.moved[k]), []string{metrics.Queue, metrics.Class, metrics.Team, metrics.FromInstanceType, metrics.ToInstanceType}, []string{metrics.Queue, metrics.Class})
+		r.emit(rec)
+	}
+	reasons := make([]string, 0, len(x.sum.RefusedBy))
+	for k := range x.sum.RefusedBy {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, reason := range reasons {
+		if x.sum.RefusedBy[reason] == 0 {
+			continue
+		}
+		rec := newRecord(now, queue)
+		rec.Dimensions[metrics.Reason] = reason
+		rec.Add(metrics.ReroutesRefused, float64(x.sum.RefusedBy[reason]), []string{metrics.Queue, metrics.Reason})
+		r.emit(rec)
+	}
+}
+
+func (r *Rerouter) emit(rec *metrics.Record) {
+	line, err := rec.Encode()
+	if err != nil {
+		r.log.Error("metric line not written", "error", err)
+		return
+	}
+	if _, err := io.WriteString(r.cfg.Metrics, string(line)+"\n"); err != nil {
+		r.log.Error("metric line not written", "error", err)
+	}
+}
+
+func newRecord(now time.Time, queue string) *metrics.Record {
+	return &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: queue}}
+}
