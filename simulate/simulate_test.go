@@ -41,7 +41,11 @@ type recorder struct{ lines []string }
 
 func (r *recorder) Observe(e simulate.Event, _ *simulate.State) {
 	kind := map[simulate.EventKind]string{simulate.EventStart: "start", simulate.EventPreempt: "preempt",
-		simulate.EventTimeout: "timeout", simulate.EventComplete: "done", simulate.EventFail: "fail"}[e.Kind]
+		simulate.EventTimeout: "timeout", simulate.EventComplete: "done", simulate.EventFail: "fail", simulate.EventMove: "move"}[e.Kind]
+	if e.Kind == simulate.EventMove {
+		r.lines = append(r.lines, fmt.Sprintf("move %s@%d %s→%s", e.JobID, e.At, e.From, e.InstanceType))
+		return
+	}
 	r.lines = append(r.lines, fmt.Sprintf("%s %s@%d", kind, e.JobID, e.At))
 }
 
