@@ -156,7 +156,11 @@ func (c *cmd) printQueue(w io.Writer, r *contract.Response) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(kept)
 	}
-	fmt.Fprintf(w, "Queue %s at %s: %d of %d jobs shown; %s.\n", q.JobQueue, q.At, len(kept.Jobs), len(q.Jobs), q.Scope)
+	snap := ""
+	if q.SnapshotAt != "" {
+		snap = " (capacity as of " + q.SnapshotAt + ")"
+	}
+	fmt.Fprintf(w, "Queue %s at %s%s: %d of %d jobs shown; %s.\n", q.JobQueue, q.At, snap, len(kept.Jobs), len(q.Jobs), q.Scope)
 	if q.Note != "" {
 		fmt.Fprintf(w, "Note: %s.\n", q.Note)
 	}

@@ -120,6 +120,7 @@ func demo(t *testing.T) (batchtest.Job, []string) {
 	t.Helper()
 	fake := batchtest.New(0)
 	t.Cleanup(fake.Close)
+	fake.SetClock(func() time.Time { return demoNow })
 	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
 		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),

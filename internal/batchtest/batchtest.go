@@ -275,6 +275,15 @@ func (s *Server) SetShareUsed(used map[string]map[string]float64) {
 	s.shareUsed = used
 }
 
+// SetClock makes now the fake's clock: the createdAt of submitted jobs,
+// Add's default CreatedAt, the snapshot's lastUpdatedAt and the rate limit.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
+	s.tokensAt = now()
+}
+
 // SetFront sets the jobs GetJobQueueSnapshot lists under
 // frontOfQueue.jobs (in order) and frontOfQuotaShares.quotaShares (by
 // share); nil leaves each out of the answer.

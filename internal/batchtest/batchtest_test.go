@@ -88,3 +88,66 @@ func TestCallsRecordTheWireRequest(t *testing.T) {
 		t.Errorf("checked (-want +got):\n%s", diff)
 	}
 }
+
+// TestListAndSnapshotAnswerAsBatchDoes: ListServiceJobs lists the jobs of
+// jobStatus (RUNNING without one) in pages of maxResults, each as a
+// ServiceJobSummary (capacityUsage once scheduled, the share, startedAt),
+// and GetJobQueueSnapshot the front SetFront gives; the SDK reads both.
+func TestListAndSnapshotAnswerAsBatchDoes(t *testing.T) {
+	fake := batchtest.New(0)
+	defer fake.Close()
+	ctx := context.Background()
+	c := client(fake)
+	payload := `{"ResourceConfig":{"InstanceType":"ml.p5.48xlarge","InstanceCount":4}}`
+	run := fake.Add(batchtest.Job{Status: "RUNNING", StartedAt: 1_700_000_000_000, Request: batchtest.SubmitRequest{JobName: "r", JobQueue: "q",
+		ServiceRequestPayload: payload, QuotaShareName: aws.String("vision")}})
+	var waiting []batchtest.Job
+	for _, name := range []string{"w1", "w2", "w3"} {
+		waiting = append(waiting, fake.Add(batchtest.Job{Status: "RUNNABLE", Request: batchtest.SubmitRequest{JobName: name, JobQueue: "q",
+			ServiceRequestPayload: payload, QuotaShareName: aws.String("nlp")}}))
+	}
+	out, err := c.ListServiceJobs(ctx, &batch.ListServiceJobsInput{JobQueue: aws.String("q")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.JobSummaryList) != 1 || aws.ToString(out.JobSummaryList[0].JobId) != run.ID || aws.ToString(out.JobSummaryList[0].QuotaShareName) != "vision" ||
+		aws.ToInt64(out.JobSummaryList[0].StartedAt) != 1_700_000_000_000 || len(out.JobSummaryList[0].CapacityUsage) != 1 ||
+		aws.ToFloat64(out.JobSummaryList[0].CapacityUsage[0].Quantity) != 4 {
+		t.Errorf("without jobStatus: %+v, want the RUNNING job with its share, start and 4 instances", out.JobSummaryList)
+	}
+	// Three RUNNABLE jobs, two a page, most recent first: w3 w2, then w1.
+	var names []string
+	in := &batch.ListServiceJobsInput{JobQueue: aws.String("q"), JobStatus: types.ServiceJobStatusRunnable, MaxResults: aws.Int32(2)}
+	for pages := 0; pages < 3; pages++ {
+		out, err := c.ListServiceJobs(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range out.JobSummaryList {
+			names = append(names, aws.ToString(s.JobName))
+			if s.CapacityUsage != nil {
+				t.Errorf("RUNNABLE job %s has capacityUsage", aws.ToString(s.JobName))
+			}
+		}
+		if out.NextToken == nil {
+			break
+		}
+		in.NextToken = out.NextToken
+	}
+	if diff := cmp.Diff([]string{"w3", "w2", "w1"}, names); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	fake.SetFront([]batchtest.Front{{JobARN: waiting[0].ARN, EarliestTimeAtPosition: 5}}, map[string][]batchtest.Front{"nlp": {{JobARN: waiting[0].ARN}}})
+	snap, err := c.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String("q")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.FrontOfQueue == nil || len(snap.FrontOfQueue.Jobs) != 1 || aws.ToString(snap.FrontOfQueue.Jobs[0].JobArn) != waiting[0].ARN ||
+		aws.ToInt64(snap.FrontOfQueue.Jobs[0].EarliestTimeAtPosition) != 5 || len(snap.FrontOfQuotaShares.QuotaShares["nlp"]) != 1 {
+		t.Errorf("snapshot front %+v %+v", snap.FrontOfQueue, snap.FrontOfQuotaShares)
+	}
+	r := awsmodel.Validate(t, requests(fake.Calls("")))
+	if r.Checked["ListServiceJobs"] != 3 {
+		t.Errorf("checked %v", r.Checked)
+	}
+}
