@@ -1,0 +1,193 @@
+package reroute_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/reroute"
+)
+
+const (
+	testQueue = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+	p5        = "ml.p5.48xlarge"
+	p4d       = "ml.p4d.24xlarge"
+	g5        = "ml.g5.48xlarge"
+)
+
+// t0 is the tests' clock: every job's wait is counted to it.
+var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// fastPolicy retries like production but with short waits.
+var fastPolicy = reroute.RetryPolicy{MaxAttempts: 3, MaxBackoff: time.Millisecond, AttemptTimeout: 2 * time.Second}
+
+// testPlatform is testdata/platform.yaml: pools p5 8, p4d 8, g5 4; teams
+// alpha and beta each p5 4, p4d 4, g5 2, both lending (never borrowing);
+// research reroutes over [p5, p4d, g5] and sweep over [p5, p4d], after
+// 600 s, at most 2 moves; production does not reroute; 3 moves a minute.
+func testPlatform(t *testing.T) *platform.Platform {
+	t.Helper()
+	p, err := platform.LoadFile("testdata/platform.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// env is a fake endpoint, a re-router over it and its outputs.
+type env struct {
+	fake    *batchtest.Server
+	r       *reroute.Rerouter
+	now     time.Time
+	metrics bytes.Buffer
+	log     bytes.Buffer
+}
+
+// newEnv starts a fake (no submission limit) and a re-router for p (the
+// test platform when nil) whose clock is e.now (t0 to start with).
+func newEnv(t *testing.T, p *platform.Platform) *env {
+	t.Helper()
+	if p == nil {
+		p = testPlatform(t)
+	}
+	e := &env{fake: batchtest.New(0), now: t0}
+	e.fake.SetLabel(t.Name())
+	t.Cleanup(e.fake.Close)
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
+	r, err := reroute.New(reroute.Config{
+		Platform:     p,
+		JobQueue:     testQueue,
+		Batch:        reroute.NewBatchClient(cfg, fastPolicy),
+		Now:          func() time.Time { return e.now },
+		Metrics:      &e.metrics,
+		Logger:       newLogger(&e.log),
+		RelookDelays: []time.Duration{0, 0, 0},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r = r
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", e.log.String())
+		}
+	})
+	return e
+}
+
+// run is one invocation (the scheduled event's payload is ignored).
+func (e *env) run(t *testing.T) reroute.Summary {
+	t.Helper()
+	s, err := e.r.Handle(context.Background(), json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// spec is a job of the platform for add.
+type spec struct {
+	name     string
+	class    string // tag trainq:class ("" for none)
+	team     string
+	priority int
+	it       string
+	count    int
+	waited   time.Duration // before t0
+	status   string        // default RUNNABLE
+	reason   string        // statusReason
+	platform string        // default trainq
+	moves    int           // tag trainq:moves when > 0
+}
+
+// payload is a SageMaker CreateTrainingJob request as the submission
+// function writes it (members sorted, compact).
+func payload(it string, count int) string {
+	return fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1","TrainingInputMode":"File"},`+
+		`"HyperParameters":{"lr":"0.001","note":"a<b&c"},"OutputDataConfig":{"S3OutputPath":"s3://artifacts/alpha/out/"},`+
+		`"ResourceConfig":{"InstanceCount":%d,"InstanceType":%q,"VolumeSizeInGB":100},"RoleArn":"arn:aws:iam::123456789012:role/trainq-sagemaker",`+
+		`"StoppingCondition":{"MaxRuntimeInSeconds":86400},"TrainingJobName":"train-1a2b3c4d"}`, count, it)
+}
+
+// add puts a job described by s into the fake and returns its id.
+func (e *env) add(s spec) string {
+	if s.status == "" {
+		s.status = "RUNNABLE"
+	}
+	if s.platform == "" {
+		s.platform = "trainq"
+	}
+	if s.count == 0 {
+		s.count = 1
+	}
+	if s.name == "" {
+		s.name = "job-" + strconv.Itoa(len(e.fake.Jobs())) + "-1a2b3c4d"
+	}
+	tags := map[string]string{contract.TagPlatform: s.platform, contract.TagTeam: s.team, contract.TagToken: "tok-" + s.name}
+	if s.class != "" {
+		tags[contract.TagClass] = s.class
+	}
+	if s.moves > 0 {
+		tags[contract.TagMoves] = strconv.Itoa(s.moves)
+	}
+	attempts, runtime, retries := 2, 86400, 5
+	j := e.fake.Add(batchtest.Job{
+		Request: batchtest.SubmitRequest{
+			JobName: s.name, JobQueue: testQueue, ServiceJobType: "SAGEMAKER_TRAINING",
+			ServiceRequestPayload: payload(s.it, s.count), ClientToken: "tok-" + s.name,
+			SchedulingPriority: &s.priority, QuotaShareName: &s.team,
+			RetryStrategy:           &batchtest.RetryStrategy{Attempts: attempts},
+			TimeoutConfig:           &batchtest.TimeoutConfig{AttemptDurationSeconds: runtime},
+			PreemptionConfiguration: &batchtest.PreemptionConfig{PreemptionRetriesBeforeTermination: &retries},
+			Tags:                    tags,
+		},
+		Status: s.status, StatusReason: s.reason, CreatedAt: t0.Add(-s.waited).UnixMilli(),
+	})
+	return j.ID
+}
+
+// use sets the snapshot's usage: instances per (team, type); the queue's
+// use per type is their sum.
+func (e *env) use(byTeam map[string]map[string]float64) {
+	total := map[string]float64{}
+	for _, m := range byTeam {
+		for it, n := range m {
+			total[it] += n
+		}
+	}
+	e.fake.SetUsed(total)
+	e.fake.SetShareUsed(byTeam)
+}
+
+// submitted returns the SubmitServiceJob requests the fake took (answered
+// 200 or with the answer lost), decoded.
+func (e *env) submitted(t *testing.T) []batchtest.SubmitRequest {
+	t.Helper()
+	var out []batchtest.SubmitRequest
+	for _, j := range e.fake.Jobs() {
+		if _, isReplacement := j.Request.Tags[contract.TagReroutedFrom]; isReplacement {
+			out = append(out, j.Request)
+		}
+	}
+	return out
+}
+
+// instanceType reads a payload's ResourceConfig.InstanceType.
+func instanceType(t *testing.T, payload string) string {
+	t.Helper()
+	var tj struct{ ResourceConfig struct{ InstanceType string } }
+	if err := json.Unmarshal([]byte(payload), &tj); err != nil {
+		t.Fatal(err)
+	}
+	return tj.ResourceConfig.InstanceType
+}
