@@ -267,6 +267,25 @@ teams:
   - {name: b, capacity: [{instanceType: %[1]s, instances: 3}], sharing: reserve}
   - {name: c, capacity: [{instanceType: %[1]s, instances: 2}, {instanceType: ml.p4d.24xlarge, instances: 4}], sharing: lend, inSharePreemption: false}
 `, p5),
+		"re-routing and checkpoints": fmt.Sprintf(`pools: [{instanceType: %[1]s, instances: 8}, {instanceType: ml.p4d.24xlarge, instances: 6}]
+classes:
+  - {name: production, priority: {min: 900, max: 999}, preemptionRetries: 3}
+  - {name: research, priority: {min: 500, max: 599}, maxRuntimeSeconds: 7200, retries: 1, checkpoints: {intervalSeconds: 900}, reroute: {afterSeconds: 300, instanceTypes: [ml.p4d.24xlarge, %[1]s], maxMoves: 2}}
+  - {name: sweep, priority: {min: 100, max: 199}, checkpoints: {intervalSeconds: 600}, reroute: {afterSeconds: 60, instanceTypes: [%[1]s, ml.p4d.24xlarge]}}
+teams:
+  - {name: a, capacity: [{instanceType: %[1]s, instances: 4}, {instanceType: ml.p4d.24xlarge, instances: 2}], borrowLimitPercent: 50}
+  - {name: b, capacity: [{instanceType: %[1]s, instances: 3}], sharing: reserve}
+  - {name: c, capacity: [{instanceType: %[1]s, instances: 1}, {instanceType: ml.p4d.24xlarge, instances: 4}], sharing: lend}
+rerouting: {maxMovesPerMinute: 3}
+`, p5),
+		"fair share with re-routing": fmt.Sprintf(`pools: [{instanceType: %[1]s, instances: 6}, {instanceType: ml.p4d.24xlarge, instances: 6}]
+scheduling: {mode: fairshare, shareDecaySeconds: 600}
+classes:
+  - {name: production, priority: {min: 900, max: 999}}
+  - {name: research, priority: {min: 500, max: 599}, reroute: {afterSeconds: 120, instanceTypes: [%[1]s, ml.p4d.24xlarge]}}
+  - {name: sweep, priority: {min: 100, max: 199}}
+teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
+`, p5),
 		"fair share": fmt.Sprintf(`pools: [{instanceType: %s, instances: 12}]
 scheduling: {mode: fairshare, shareDecaySeconds: 600}
 teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
@@ -276,6 +295,7 @@ scheduling: {mode: fairshare, shareDecaySeconds: 1800, computeReservation: 40}
 teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 `, p5),
 	}
+	moves, saved := map[string]int{}, map[string]int64{}
 	for name, y := range platforms {
 		p := platform.Default()
 		if y != "" {
@@ -290,9 +310,18 @@ teams: [{name: a, weight: 0.5}, {name: b}, {name: c, weight: 2}]
 				t.Fatal(err)
 			}
 			for _, pol := range []simulate.Policy{simulate.PolicyPlatform, simulate.PolicyFIFO} {
-				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) { checkRun(t, p, pol, jobs, true) })
+				t.Run(fmt.Sprintf("%s/seed %d/%s", name, seed, pol), func(t *testing.T) {
+					res := checkRun(t, p, pol, jobs, true)
+					moves[name] += res.Moves
+					saved[name] += res.InstanceSeconds.Checkpointed
+				})
 			}
 		}
+	}
+	// The re-routing platforms must really move jobs and keep checkpoints,
+	// or the checks above prove nothing about them.
+	if moves["re-routing and checkpoints"] == 0 || saved["re-routing and checkpoints"] == 0 || moves["fair share with re-routing"] == 0 {
+		t.Errorf("moves %v, checkpointed instance-seconds %v: want some on the re-routing platforms", moves, saved)
 	}
 }
 
