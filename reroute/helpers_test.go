@@ -191,3 +191,17 @@ func instanceType(t *testing.T, payload string) string {
 	}
 	return tj.ResourceConfig.InstanceType
 }
+
+// jobWithShareIdentifier is a research job of team on p5 of a fair-share
+// queue, waiting an hour.
+func jobWithShareIdentifier(team string) batchtest.Job {
+	prio := 550
+	return batchtest.Job{
+		Request: batchtest.SubmitRequest{
+			JobName: "fair-1a2b3c4d", JobQueue: testQueue, ServiceJobType: "SAGEMAKER_TRAINING",
+			ServiceRequestPayload: payload(p5, 1), SchedulingPriority: &prio, ShareIdentifier: &team,
+			Tags: map[string]string{contract.TagPlatform: "trainq", contract.TagTeam: team, contract.TagClass: "research"},
+		},
+		Status: "RUNNABLE", CreatedAt: t0.Add(-time.Hour).UnixMilli(),
+	}
+}
