@@ -10,7 +10,7 @@ import (
 
 // Schema names the JSON layout of Report; it changes when a field's meaning
 // changes.
-const Schema = "trainq.simulate/v2"
+const Schema = "trainq.simulate/v3"
 
 // Report holds the runs of one trace, side by side: each platform's own
 // scheduling, then the FIFO baseline.
@@ -60,6 +60,11 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 		each("lost to timeouts", func(x *Result) string {
 			return pct(fraction(x.InstanceSeconds.LostTimedOut, x.CapacityInstanceSeconds))
 		}),
+		each("lost instance-hours", func(x *Result) string { return fmt.Sprintf("%.1f", float64(x.InstanceSeconds.Lost())/3600) }),
+		each("kept by checkpoints", func(x *Result) string {
+			return fmt.Sprintf("%.1f inst-h", float64(x.InstanceSeconds.Checkpointed)/3600)
+		}),
+		each("moves", func(x *Result) string { return fmt.Sprint(x.Moves) }),
 		each("makespan", func(x *Result) string { return Duration(x.MakespanSeconds) }),
 		each("completed", func(x *Result) string { return fmt.Sprint(x.Completed) }),
 		each("failed", func(x *Result) string { return fmt.Sprint(x.Failed) }),
@@ -88,7 +93,8 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 				each(g.Name+" preemptions", func(x *Result) string { return fmt.Sprint(pick(x)[i].Preemptions) }),
 				each(g.Name+" lost work", func(x *Result) string {
 					return instanceHours(pick(x)[i].InstanceSeconds.Lost())
-				}))
+				}),
+				each(g.Name+" moves", func(x *Result) string { return fmt.Sprint(pick(x)[i].Moves) }))
 			if withPeak {
 				out = append(out, each(g.Name+" peak instances", func(x *Result) string { return fmt.Sprint(pick(x)[i].PeakInstances) }))
 			}
@@ -128,13 +134,46 @@ func WriteTable(w io.Writer, r *Report) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	for _, res := range r.Runs {
+		lines := []string{res.Label + ": " + res.Settings.Summary()}
+		for _, rt := range res.Routes {
+			lines = append(lines, fmt.Sprintf("%s: %s moved %s → %s: %d", res.Label, rt.Class, rt.From, rt.To, rt.Moves))
+		}
 		for _, fl := range res.Failures {
-			if _, err := fmt.Fprintf(w, "%s: %d jobs failed: %s\n", res.Label, fl.Jobs, fl.Reason); err != nil {
+			lines = append(lines, fmt.Sprintf("%s: %d jobs failed: %s", res.Label, fl.Jobs, fl.Reason))
+		}
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
 				return fmt.Errorf("write table: %w", err)
 			}
 		}
 	}
 	return nil
+}
+
+// Summary says in one line what a run modelled of re-routing and
+// checkpoints, e.g. "re-routing every 1 min, at most 30 moves a run:
+// research after 900 s over ml.p5.48xlarge, ml.p4d.24xlarge (3 moves a
+// job); checkpoints: research 1800 s, sweep 1800 s".
+func (s Settings) Summary() string {
+	var rr, ck []string
+	for _, c := range s.Classes {
+		if c.Reroute != nil {
+			rr = append(rr, fmt.Sprintf("%s after %d s over %s (%d moves a job)", c.Name, c.Reroute.AfterSeconds,
+				strings.Join(c.Reroute.InstanceTypes, ", "), c.Reroute.MaxMoves))
+		}
+		if c.CheckpointSeconds > 0 {
+			ck = append(ck, fmt.Sprintf("%s %d s", c.Name, c.CheckpointSeconds))
+		}
+	}
+	out := "re-routing off"
+	if s.Rerouting != nil && len(rr) > 0 {
+		out = fmt.Sprintf("re-routing every %d min, at most %d moves a run: %s", s.Rerouting.EveryMinutes,
+			s.Rerouting.MaxMovesPerMinute, strings.Join(rr, "; "))
+	}
+	if len(ck) == 0 {
+		return out + "; checkpoints off"
+	}
+	return out + "; checkpoints: " + strings.Join(ck, ", ")
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", x*100) }

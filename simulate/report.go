@@ -117,6 +117,7 @@ func (p *page) write() {
 	p.figure("backlog", p.backlog(), "Waiting jobs per class, averaged over each bucket. Colour: class; line style: run.")
 	p.f("<h2>Makespan, preemptions and failures</h2>\n")
 	p.figure("totals", p.totals(), "Per run: the makespan (first submission to last end), the preemptions and the failed jobs.")
+	p.rerouting()
 	p.f("<h2>Classes</h2>\n")
 	p.table("classes", classes)
 	p.f("<h2>Teams</h2>\n")
@@ -168,6 +169,8 @@ func (p *page) differences() {
 		{"utilization", always(func(x *Result) float64 { return x.Utilization }), pct, pp, false},
 		{"goodput", always(func(x *Result) float64 { return x.Goodput }), pct, pp, false},
 		{"lost work", always(func(x *Result) float64 { return x.LostWork }), pct, pp, true},
+		{"lost instance-hours", always(func(x *Result) float64 { return float64(x.InstanceSeconds.Lost()) / 3600 }),
+			func(v float64) string { return fmt.Sprintf("%.1f", v) }, func(d float64) string { return signed(d, fmt.Sprintf("%.1f", math.Abs(d))) }, true},
 		{"makespan", always(func(x *Result) float64 { return float64(x.MakespanSeconds) }), seconds, dur, true},
 		{"failed", always(func(x *Result) float64 { return float64(x.Failed) }), whole, count, true},
 		{"preemptions", always(func(x *Result) float64 { return float64(x.Preemptions) }), whole, count, true},
@@ -456,6 +459,30 @@ func (p *page) totals() string {
 		c.labels = append(c.labels, ls)
 	}
 	return c.svg()
+}
+
+// rerouting shows each run's re-routing and checkpoint settings and its
+// moves by class and route.
+func (p *page) rerouting() {
+	p.f("<h2>Re-routing and checkpoints</h2>\n<table id=\"settings\">\n<thead><tr><th>run</th><th>moves</th><th style=\"text-align:left\">settings</th></tr></thead>\n<tbody>\n")
+	for _, res := range p.r.Runs {
+		p.f("<tr><td>%s</td><td>%d</td><td style=\"text-align:left\">%s</td></tr>\n", esc(res.Label), res.Moves, esc(res.Settings.Summary()))
+	}
+	p.f("</tbody>\n</table>\n")
+	any := false
+	for _, res := range p.r.Runs {
+		any = any || len(res.Routes) > 0
+	}
+	if !any {
+		return
+	}
+	p.f("<table id=\"routes\">\n<thead><tr><th>run</th><th>class</th><th>from</th><th>to</th><th>moves</th></tr></thead>\n<tbody>\n")
+	for _, res := range p.r.Runs {
+		for _, rt := range res.Routes {
+			p.f("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td></tr>\n", esc(res.Label), esc(rt.Class), esc(rt.From), esc(rt.To), rt.Moves)
+		}
+	}
+	p.f("</tbody>\n</table>\n")
 }
 
 func (p *page) failures() {
