@@ -299,3 +299,43 @@ func TestReportInChromium(t *testing.T) {
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", x*100) }
+
+// TestReportShowsReroutingAndCheckpoints: the example of examples/reroute
+// with re-routing off and on: the page lists each run's settings and moves,
+// and the moves by class and route (8 research jobs p5 → p4d, see
+// TestRerouteExample); the table ends with the same lines.
+func TestReportShowsReroutingAndCheckpoints(t *testing.T) {
+	const tr = "../examples/reroute/jobs.csv"
+	off := runFile(t, loadFile(t, "../examples/reroute/reroute-off.yaml"), tr, simulate.PolicyPlatform)
+	on := runFile(t, loadFile(t, "../examples/reroute/reroute-on.yaml"), tr, simulate.PolicyPlatform)
+	off.Label, on.Label = "reroute-off", "reroute-on"
+	rep := &simulate.Report{Schema: simulate.Schema, Trace: "jobs.csv", Runs: []*simulate.Result{off, on}}
+	page := html(t, rep)
+	for _, want := range []string{
+		`<table id="settings">`,
+		"<tr><td>reroute-off</td><td>0</td><td style=\"text-align:left\">re-routing off; checkpoints off</td></tr>",
+		"<tr><td>reroute-on</td><td>8</td><td style=\"text-align:left\">re-routing every 1 min, at most 30 moves a run: research after 900 s over ml.p5.48xlarge, ml.p4d.24xlarge (3 moves a job); checkpoints off</td></tr>",
+		"<tr><td>reroute-on</td><td>research</td><td>ml.p5.48xlarge</td><td>ml.p4d.24xlarge</td><td>8</td></tr>",
+		"<tr><td>research moves</td><td>0</td><td>8</td></tr>",
+		"<tr><td>research wait p95</td><td>3h00m</td><td class=\"better\">−1h45m</td></tr>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	var table bytes.Buffer
+	if err := simulate.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := "reroute-on: research moved ml.p5.48xlarge → ml.p4d.24xlarge: 8\n"; !strings.Contains(table.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, table.String())
+	}
+	// The embedded default platform checkpoints research and sweep.
+	d := report(t, "default", platform.Default(), nil)
+	if got := d.Runs[0].Settings.Summary(); got != "re-routing off; checkpoints: research 1800 s, sweep 1800 s" {
+		t.Errorf("default platform's settings: %q", got)
+	}
+	if got := d.Runs[1].Settings.Summary(); got != "re-routing off; checkpoints off" {
+		t.Errorf("FIFO's settings: %q", got)
+	}
+}
