@@ -95,3 +95,40 @@ teams: [{name: search_ranking}, {name: search_research, weight: 2}]
 	}
 	benchRuns(b, p, 100_000, simulate.PolicyPlatform)
 }
+
+// benchReroutePlatform is bench/simulate/reroute.yaml: the default platform with
+// research and sweep re-routed between the two types.
+func benchReroutePlatform(b testing.TB) *platform.Platform {
+	p, err := platform.LoadFileOrDefault("../bench/simulate/reroute.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkRerouteAndCheckpoints100k simulates the 100,000-job trace on
+// bench/simulate/reroute.yaml (checkpoints and re-routing on) and FIFO.
+func BenchmarkRerouteAndCheckpoints100k(b *testing.B) {
+	benchRuns(b, benchReroutePlatform(b), 100_000, simulate.PolicyPlatform, simulate.PolicyFIFO)
+}
+
+// BenchmarkRerouteBacklog100k is the re-routing platform at offered load
+// 1.5, where the queues only grow: each run of the re-router must cost a
+// constant of the platform, not of the backlog.
+func BenchmarkRerouteBacklog100k(b *testing.B) {
+	p := benchReroutePlatform(b)
+	var csv bytes.Buffer
+	w, _ := trace.NewWriter(&csv)
+	if err := trace.Generate(p, trace.GenerateOptions{Seed: 7, Jobs: 100_000, Load: 1.5}, w.Write); err != nil {
+		b.Fatal(err)
+	}
+	w.Flush()
+	b.ResetTimer()
+	for b.Loop() {
+		r, _ := trace.NewReader(bytes.NewReader(csv.Bytes()))
+		if _, err := simulate.Run(p, r, simulate.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(100_000*float64(b.N)/b.Elapsed().Minutes(), "jobs/min")
+}

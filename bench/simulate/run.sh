@@ -9,6 +9,10 @@
 # LOAD=x generates the traces at offered load x instead of the default
 # (e.g. LOAD=0.9, where FIFO never drains and the backlog grows).
 #
+# PLATFORM=FILE simulates (and generates the traces for) that platform
+# instead of the embedded default, e.g. bench/simulate/reroute.yaml (the
+# default with research and sweep re-routed between the two types).
+#
 # When OLD names a git revision (default: 2404aad, the simulator before issue
 # 13), that revision's CLI is built from `git archive` and measured on the
 # same trace files in the same run. OLD= (empty) skips it.
@@ -16,6 +20,7 @@
 #   bash bench/simulate/run.sh
 #   COUNT=1 OLD= bash bench/simulate/run.sh
 #   LOAD=0.9 bash bench/simulate/run.sh
+#   PLATFORM=bench/simulate/reroute.yaml OLD= bash bench/simulate/run.sh
 #
 # Needs /usr/bin/time (Debian package "time") for the peak RSS.
 set -euo pipefail
@@ -24,6 +29,8 @@ count=${COUNT:-3}
 old=${OLD-2404aad}
 load=()
 if [ -n "${LOAD:-}" ]; then load=(--load "$LOAD"); fi
+plat=()
+if [ -n "${PLATFORM:-}" ]; then plat=(--platform "$PWD/$PLATFORM"); fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ ! -x /usr/bin/time ]; then
@@ -41,7 +48,7 @@ if [ -n "$old" ]; then
 fi
 
 for n in 100000 1000000; do
-  "$tmp/new" trace generate --seed 7 --jobs "$n" "${load[@]}" --out "$tmp/trace-$n.csv"
+  "$tmp/new" trace generate --seed 7 --jobs "$n" "${load[@]}" "${plat[@]}" --out "$tmp/trace-$n.csv"
 done
 
 # measure ENGINE N: the best wall seconds, the best CPU (user + system)
@@ -51,7 +58,7 @@ measure() {
   local wall="" cpu="" rss=0
   for _ in $(seq "$count"); do
     GOMAXPROCS=1 /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
-      "$tmp/$1" simulate --trace "$tmp/trace-$2.csv" --output json --no-progress >/dev/null
+      "$tmp/$1" simulate --trace "$tmp/trace-$2.csv" "${plat[@]}" --output json --no-progress >/dev/null
     read -r e u s kb <"$tmp/time"
     c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
     if [ -z "$wall" ] || awk -v a="$e" -v b="$wall" 'BEGIN { exit !(a < b) }'; then wall=$e; fi
