@@ -92,7 +92,7 @@ func Explain(p *platform.Platform, j WaitingJob, u *batchrules.Usage, f Front) c
 	if k < 1 {
 		k = 1
 	}
-	e := contract.Explanation{InstanceType: j.InstanceType, Instances: k, QueueListed: len(f.Queue), Usage: []contract.ShareUsage{}}
+	e := contract.Explanation{InstanceType: contract.Cut(j.InstanceType, contract.MaxShownChars), Instances: k, QueueListed: len(f.Queue), Usage: []contract.ShareUsage{}}
 	var qe FrontEntry
 	e.QueuePosition, qe = position(f.Queue, j.ARN)
 	if qe.At > 0 {
