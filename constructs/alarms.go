@@ -30,6 +30,9 @@ const (
 	AlarmEventsRejected       = "events-rejected"
 	AlarmEventDeadLetters     = "event-dead-letters"
 	AlarmQueueBlocked         = "queue-blocked"
+	AlarmRerouterErrors       = "rerouter-errors"
+	AlarmRerouterThrottles    = "rerouter-throttles"
+	AlarmReroutesRefused      = "reroutes-refused"
 )
 
 // AlarmJobFailed names the alarm on any failed job of class.
@@ -356,6 +359,100 @@ func (f *AlarmFactory) AddPipelineAlarms(p MonitoringPipeline) {
 			"the observer's log names the job and the reason. Missing data: no such event, not breaching.",
 		Metric:    p.Queue().Metric(metrics.QueueBlocked, nil, sum5),
 		Threshold: 1,
+	})
+}
+
+// RerouterAlarmThresholds are when the re-router's alarms fire.
+type RerouterAlarmThresholds struct {
+	// RefusedMoves is how many moves AWS Batch refused (ReroutesRefused of
+	// reasons SUBMIT and TERMINATE, PagingRefusalReasons) within
+	// RefusedWindowSeconds fire the reroutes-refused alarm, at least 1. One
+	// or two are a passing throttle that the next run retries; a lasting
+	// refusal repeats every run. Default: 3.
+	RefusedMoves int
+	// RefusedWindowSeconds is the window of RefusedMoves, whole minutes from
+	// 300 to 86400. Default: 900.
+	RefusedWindowSeconds int
+}
+
+// Defaults of RerouterAlarmThresholds.
+const (
+	DefaultRefusedMoves         = 3
+	DefaultRefusedWindowSeconds = 900
+)
+
+func (t *RerouterAlarmThresholds) resolve() (RerouterAlarmThresholds, []string) {
+	var r RerouterAlarmThresholds
+	if t != nil {
+		r = *t
+	}
+	var problems []string
+	if r.RefusedMoves == 0 {
+		r.RefusedMoves = DefaultRefusedMoves
+	}
+	if r.RefusedMoves < 1 {
+		problems = append(problems, fmt.Sprintf("RefusedMoves is %d; want at least 1", r.RefusedMoves))
+	}
+	if r.RefusedWindowSeconds == 0 {
+		r.RefusedWindowSeconds = DefaultRefusedWindowSeconds
+	}
+	if r.RefusedWindowSeconds < 5*minute || r.RefusedWindowSeconds > 86400 || r.RefusedWindowSeconds%minute != 0 {
+		problems = append(problems, fmt.Sprintf("RefusedWindowSeconds is %d; want whole minutes from 300 to 86400", r.RefusedWindowSeconds))
+	}
+	return r, problems
+}
+
+// AddRerouterAlarms adds the re-router's alarms: its errors (a run that
+// failed or timed out: re-routing stopped for that run), its throttles when
+// they last (runs skipped; reserved concurrency 1 and a timeout shorter
+// than the schedule leave none in normal operation, so a lasting throttle
+// means the function's concurrency was changed, for example set to 0), and
+// moves AWS Batch refused. Refusals by the platform's own bounds (RATE,
+// MAX_MOVES) do not page: they show on the dashboard. thresholds nil means
+// every default.
+func (f *AlarmFactory) AddRerouterAlarms(r Rerouter, thresholds *RerouterAlarmThresholds) {
+	t, problems := thresholds.resolve()
+	for _, p := range problems {
+		addError(f.scope, "trainq.RerouterAlarmThresholds: %s", p)
+	}
+	f.fnAlarm(AlarmRerouterErrors, "The re-router function failed (an error or a timeout)", r.MetricErrors(statPeriod("Sum", 5*minute, "")))
+	// Throttled in each of 3 periods of at least the schedule's, so that
+	// one duplicate delivery of a scheduled event does not page.
+	every := platform.DefaultRerouteEveryMinutes
+	if p := r.Platform(); p != nil {
+		every = p.Rerouting.EveryMinutes
+	}
+	throttlePeriod := max(5, every) * minute
+	f.AddAlarm(AlarmRerouterThrottles, &AlarmProps{
+		Description: fmt.Sprintf("Lambda throttled the re-router in each of 3 consecutive %d-minute periods: its runs are skipped "+
+			"(its reserved concurrency is 1 and its runs never overlap, so look for a changed concurrency). "+
+			"Missing data: no invocation, not breaching.", throttlePeriod/minute),
+		Metric:    r.MetricThrottles(statPeriod("Sum", throttlePeriod, "")),
+		Threshold: 1,
+		Periods:   3,
+	})
+	reasons := PagingRefusalReasons()
+	using := map[string]awscloudwatch.IMetric{}
+	expr := ""
+	for i, reason := range reasons {
+		id := fmt.Sprintf("r%d", i)
+		using[id] = r.MetricReroutesRefused(reason, statPeriod("Sum", t.RefusedWindowSeconds, ""))
+		if expr != "" {
+			expr += " + "
+		}
+		expr += "FILL(" + id + ", 0)"
+	}
+	f.AddAlarm(AlarmReroutesRefused, &AlarmProps{
+		Description: fmt.Sprintf("AWS Batch refused %d or more of the re-router's moves (%s) in %d minutes; "+
+			"the re-router's log says which job and why. Moves stopped by the platform's own bounds (%s, %s) do not count. "+
+			"Missing data: no refused move, not breaching.", t.RefusedMoves, strings.Join(reasons, ", "), t.RefusedWindowSeconds/minute, RefusedRate, RefusedMaxMoves),
+		Metric: awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression:   jsii.String(expr),
+			UsingMetrics: &using,
+			Label:        jsii.String("moves AWS Batch refused (" + strings.Join(reasons, " + ") + ")"),
+			Period:       period(t.RefusedWindowSeconds),
+		}),
+		Threshold: float64(t.RefusedMoves),
 	})
 }
 

@@ -158,3 +158,23 @@ func PipelineWidget(p MonitoringPipeline) awscloudwatch.IWidget {
 		p.Queue().Metric(metrics.EventsRejected, nil, stat5("Sum", "events rejected")),
 	}, countAxis("count"))
 }
+
+// RerouterWidgets are a row of the re-router: jobs moved by class, moves
+// refused by reason, and the function's errors and throttles.
+func RerouterWidgets(r Rerouter) []awscloudwatch.IWidget {
+	var moved []awscloudwatch.IMetric
+	for _, c := range r.Classes() {
+		moved = append(moved, r.MetricJobsRerouted(c, stat5("Sum", c)))
+	}
+	var refused []awscloudwatch.IMetric
+	for _, reason := range RerouteRefusalReasons() {
+		refused = append(refused, r.MetricReroutesRefused(reason, stat5("Sum", reason)))
+	}
+	return []awscloudwatch.IWidget{
+		graph("Jobs re-routed by class (count per 5 min)", moved, countAxis("jobs")),
+		graph("Moves refused by reason (count per 5 min)", refused, countAxis("moves")),
+		graph("Re-router errors and throttles (count per 5 min)", []awscloudwatch.IMetric{
+			r.MetricErrors(stat5("Sum", "errors")), r.MetricThrottles(stat5("Sum", "throttles")),
+		}, countAxis("runs")),
+	}
+}

@@ -32,6 +32,13 @@ type goFunctionProps struct {
 	memoryMB      int
 	retentionDays int
 	deadLetter    awssqs.IQueue
+	// reservedConcurrency, when not 0, is the function's reserved
+	// concurrency: at most that many runs at a time.
+	reservedConcurrency int
+	// dropFailedEvents: an asynchronous invocation that fails or is
+	// throttled is not retried (0 retries, kept at most a minute), for a
+	// scheduled function whose next run does the work again.
+	dropFailedEvents bool
 }
 
 // goFunction is a function with its own role and log group: the role may
@@ -83,6 +90,13 @@ func newGoFunction(scope constructs.Construct, props goFunctionProps) goFunction
 		fnProps.DeadLetterQueue = props.deadLetter
 		fnProps.RetryAttempts = jsii.Number(2)
 		fnProps.MaxEventAge = awscdk.Duration_Hours(jsii.Number(6))
+	}
+	if props.reservedConcurrency > 0 {
+		fnProps.ReservedConcurrentExecutions = jsii.Number(props.reservedConcurrency)
+	}
+	if props.dropFailedEvents {
+		fnProps.RetryAttempts = jsii.Number(0)
+		fnProps.MaxEventAge = awscdk.Duration_Minutes(jsii.Number(1))
 	}
 	fn := awslambda.NewFunction(scope, jsii.String("Function"), fnProps)
 	claimName(fn, "Lambda function", props.functionName, props.nameProp)

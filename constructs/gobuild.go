@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,16 +24,25 @@ const (
 	SubmitterPackage = lambdabuild.SubmitterPackage
 	ObserverPackage  = lambdabuild.ObserverPackage
 	PollerPackage    = lambdabuild.PollerPackage
+	// RerouterPackage is the re-router's main, built only for platforms
+	// that reroute (NewRerouter).
+	RerouterPackage = lambdabuild.ModulePath + "/bin/rerouter"
 )
 
-// trainqFunctions are the binaries of trainq's functions, built once per
-// process: the first function that needs code builds all three, in one go
-// build from trainq's own module (lambdabuild.Locate), through the content
-// cache (lambdabuild.Builder), so a re-synthesis builds only what changed.
+// trainqFunctions are the binaries of trainq's functions, built at most once
+// per process and group, from trainq's own module (lambdabuild.Locate),
+// through the content cache (lambdabuild.Builder), so a re-synthesis builds
+// only what changed. The first of the submitter, observer and poller that
+// needs code builds all three in one go build; the re-router, which only
+// platforms that reroute deploy, is built on its own when first needed (Go's
+// build cache shares the dependencies), so a platform without it never
+// compiles it.
 var trainqFunctions struct {
-	once sync.Once
-	bins map[string]lambdabuild.Binary
-	err  error
+	mu      sync.Mutex
+	builder *lambdabuild.Builder
+	err     error // locating the module
+	bins    map[string]lambdabuild.Binary
+	errs    map[string]error
 }
 
 // buildLog receives a line per go build; tests may silence it.
@@ -40,24 +50,48 @@ var buildLog io.Writer = os.Stderr
 
 func trainqBinary(pkg string) (lambdabuild.Binary, error) {
 	f := &trainqFunctions
-	f.once.Do(func() {
-		ctx := context.Background()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bin, ok := f.bins[pkg]; ok {
+		return bin, nil
+	}
+	if err, ok := f.errs[pkg]; ok {
+		return lambdabuild.Binary{}, err
+	}
+	group := []string{pkg}
+	switch {
+	case slices.Contains(lambdabuild.Functions, pkg):
+		group = lambdabuild.Functions
+	case pkg != RerouterPackage:
+		return lambdabuild.Binary{}, fmt.Errorf("%s is not one of trainq's functions", pkg)
+	}
+	ctx := context.Background()
+	if f.builder == nil && f.err == nil {
 		m, err := lambdabuild.Locate(ctx)
 		if err != nil {
 			f.err = err
-			return
+		} else {
+			f.builder = &lambdabuild.Builder{Module: m, Log: buildLog}
 		}
-		b := &lambdabuild.Builder{Module: m, Log: buildLog}
-		f.bins, f.err = b.Build(ctx, lambdabuild.Functions...)
-	})
+	}
 	if f.err != nil {
 		return lambdabuild.Binary{}, f.err
 	}
-	bin, ok := f.bins[pkg]
-	if !ok {
-		return lambdabuild.Binary{}, fmt.Errorf("%s is not one of trainq's functions", pkg)
+	bins, err := f.builder.Build(ctx, group...)
+	if f.bins == nil {
+		f.bins, f.errs = map[string]lambdabuild.Binary{}, map[string]error{}
 	}
-	return bin, nil
+	for _, p := range group {
+		if err != nil {
+			f.errs[p] = err
+		} else {
+			f.bins[p] = bins[p]
+		}
+	}
+	if err != nil {
+		return lambdabuild.Binary{}, err
+	}
+	return bins[pkg], nil
 }
 
 // functionCode returns a function's code: given, when set; else trainq's

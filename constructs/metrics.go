@@ -10,8 +10,8 @@ import (
 )
 
 // MetricDimensions narrow one of trainq's metrics (package metrics), which
-// are all per queue, to a class, a team, an instance type or an error type.
-// An empty field does not narrow. Each metric is emitted with some
+// are all per queue, to a class, a team, an instance type, an error type or
+// a reason. An empty field does not narrow. Each metric is emitted with some
 // dimension sets only (metrics.Metric.DimensionSets).
 type MetricDimensions struct {
 	// Class is a priority class. Default: "" (every class).
@@ -23,6 +23,10 @@ type MetricDimensions struct {
 	// ErrorType is a submission error type (contract.Kinds). Default: ""
 	// (every error type).
 	ErrorType string
+	// Reason is a reason: the blocking reason of QueueBlocked, or why a move
+	// was refused (ReroutesRefused: RerouteRefusalReasons). Default: ""
+	// (every reason).
+	Reason string
 }
 
 func (d *MetricDimensions) names() ([]string, map[string]string) {
@@ -31,7 +35,7 @@ func (d *MetricDimensions) names() ([]string, map[string]string) {
 	if d == nil {
 		return names, values
 	}
-	for _, kv := range [][2]string{{metrics.Class, d.Class}, {metrics.Team, d.Team}, {metrics.InstanceType, d.InstanceType}, {metrics.ErrorType, d.ErrorType}} {
+	for _, kv := range [][2]string{{metrics.Class, d.Class}, {metrics.Team, d.Team}, {metrics.InstanceType, d.InstanceType}, {metrics.ErrorType, d.ErrorType}, {metrics.Reason, d.Reason}} {
 		if kv[1] != "" {
 			names = append(names, kv[0])
 			values[kv[0]] = kv[1]

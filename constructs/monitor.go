@@ -18,6 +18,12 @@ type MonitorProps struct {
 	// Submitter, when given, gets alarms on its failures, throttles and
 	// dead-letter queue, and dashboard widgets. Default: none.
 	Submitter ISubmitter
+	// Rerouter, when given, gets alarms on its errors, throttles and refused
+	// moves, and a dashboard row. Default: none.
+	Rerouter Rerouter
+	// RerouterThresholds are when the re-router's alarms fire; only with
+	// Rerouter. Default: every RerouterAlarmThresholds default.
+	RerouterThresholds *RerouterAlarmThresholds
 	// PlatformProps describe the platform for the pipeline's functions and
 	// for the alarms' and widgets' breakdowns. Default: the Submitter's
 	// description, when Submitter is one of this app's.
@@ -46,6 +52,7 @@ type MonitorProps struct {
 
 // MonitorPropsFromPlatform returns the props of p's monitor of queue, with
 // alarms on sub (nil for none) and p's thresholds, alarm e-mails and names.
+// Set Rerouter for a platform that reroutes.
 func MonitorPropsFromPlatform(p *platform.Platform, queue ITrainingQueue, sub ISubmitter) *MonitorProps {
 	return &MonitorProps{
 		Queue:                queue,
@@ -142,6 +149,11 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		m.factory.AddSubmitterAlarms(props.Queue, props.Submitter)
 	}
 	m.factory.AddPipelineAlarms(m.pipeline)
+	if props.Rerouter != nil {
+		m.factory.AddRerouterAlarms(props.Rerouter, props.RerouterThresholds)
+	} else if props.RerouterThresholds != nil {
+		addError(c, "trainq.Monitor: RerouterThresholds is set but Rerouter is not; give the Rerouter, or leave RerouterThresholds unset")
+	}
 
 	outcomes := append(OutcomeWidgets(props.Queue, w), AlarmStatusWidget("Alarms", m.factory.Ordered()))
 	last := []awscloudwatch.IWidget{PipelineWidget(m.pipeline)}
@@ -149,6 +161,9 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		last = append(SubmitterWidgets(props.Queue, props.Submitter), last...)
 	}
 	rows := [][]awscloudwatch.IWidget{CapacityWidgets(props.Queue, w), BacklogWidgets(props.Queue, w), outcomes, last}
+	if props.Rerouter != nil {
+		rows = append(rows, RerouterWidgets(props.Rerouter))
+	}
 	widgets := make([]*[]awscloudwatch.IWidget, len(rows))
 	for i := range rows {
 		widgets[i] = &rows[i]

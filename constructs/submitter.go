@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -77,6 +78,14 @@ type SubmitterProps struct {
 	// as the queue's ExecutionRole. Default: the queue's ExecutionRole for
 	// every team (no isolation between the teams' data).
 	ExecutionRoles map[string]IExecutionRole
+	// CheckpointBucket is the bucket under whose team prefixes the function
+	// puts the checkpoints of each job of a class with Checkpoints:
+	// SageMaker's CheckpointConfig S3Uri s3://BUCKET/<team>/checkpoints/<job
+	// name>/, unless the caller set one (contract.EnvCheckpointBucket). Each
+	// team's execution role must reach its prefix <team>/ (the platform
+	// stack's do); the function itself gets no access to the bucket.
+	// Default: none (no job gets a checkpoint location).
+	CheckpointBucket awss3.IBucket
 	// Code is prebuilt function code: a folder with bootstrap and
 	// platform.json. Default: built from SubmitterPackage during synthesis,
 	// from trainq's own module.
@@ -166,7 +175,7 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 		retentionDays: props.LogRetentionDays,
 		deadLetter:    dlq,
 	})
-	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue, passedRoles(props, p))
+	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue, passedRoles(props.Queue, props.ExecutionRoles, p))
 	s.fn, s.dlq = gf.fn, dlq
 	if p == nil {
 		return s
@@ -183,12 +192,16 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	return s
 }
 
-// submitterEnvironment is the function's environment: the queue, and the
+// submitterEnvironment is the function's environment: the queue, the
+// checkpoint bucket when there is one, and the
 // execution role of every team (TRAINQ_EXECUTION_ROLE_ARNS, a JSON object)
 // or, without ExecutionRoles, the queue's role for all
 // (TRAINQ_EXECUTION_ROLE_ARN).
 func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *platform.Platform) map[string]*string {
 	env := map[string]*string{contract.EnvJobQueue: props.Queue.JobQueueArn()}
+	if props.CheckpointBucket != nil {
+		env[contract.EnvCheckpointBucket] = props.CheckpointBucket.BucketName()
+	}
 	if len(props.ExecutionRoles) == 0 || p == nil {
 		env[contract.EnvExecutionRoleARN] = executionRoleArn(props.Queue)
 		return env
@@ -221,10 +234,11 @@ func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *plat
 	return env
 }
 
-// passedRoles are the roles the function may pass: each team's.
-func passedRoles(props *SubmitterProps, p *platform.Platform) []IExecutionRole {
-	if len(props.ExecutionRoles) == 0 || p == nil {
-		if r := props.Queue.ExecutionRole(); r != nil {
+// passedRoles are the roles a function may pass: each team's of roles, the
+// queue's for the teams roles does not list.
+func passedRoles(queue ITrainingQueue, roles map[string]IExecutionRole, p *platform.Platform) []IExecutionRole {
+	if len(roles) == 0 || p == nil {
+		if r := queue.ExecutionRole(); r != nil {
 			return []IExecutionRole{r}
 		}
 		return nil
@@ -232,13 +246,13 @@ func passedRoles(props *SubmitterProps, p *platform.Platform) []IExecutionRole {
 	var out []IExecutionRole
 	queueRole := false
 	for _, team := range p.TeamNames() {
-		if r := props.ExecutionRoles[team]; r != nil {
+		if r := roles[team]; r != nil {
 			out = append(out, r)
 		} else {
 			queueRole = true
 		}
 	}
-	if r := props.Queue.ExecutionRole(); queueRole && r != nil {
+	if r := queue.ExecutionRole(); queueRole && r != nil {
 		out = append(out, r)
 	}
 	return out
@@ -279,12 +293,36 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 //     the platform's queue before it acts on it.
 func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue, passed []IExecutionRole) {
 	role := f.role
+	grantSubmitAndTag(role, platformName, queue)
+	for _, r := range passed {
+		r.GrantPassRole(role)
+	}
+	grantQueueSnapshot(role, queue)
 	jobs := serviceJobsArn(queue.JobQueueArn())
-	requestTag := &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName}}
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:    jsii.Strings("batch:TerminateServiceJob", "batch:UpdateServiceJob"),
+		Resources:  &[]*string{jobs},
+		Conditions: platformJobs(platformName),
+	}))
+	grantDescribeAndList(role)
+	f.suppressWildcards(map[string]string{
+		`arn:.*:batch:.*:service-job/\*`: "Service jobs get their ids when submitted, so are not known in advance; submitting and tagging need the platform's tag in the request, cancelling and re-prioritizing the platform's tag on the job.",
+		`\*`:                             describeAndListReason,
+	})
+}
+
+// grantSubmitAndTag lets role submit to queue and tag what it submits, only
+// with the platform's tag in the request (aws:RequestTag); tagging, never a
+// job another platform tagged (aws:ResourceTag, if the job has it).
+// SubmitServiceJob acts on the queue and on the new service job, and needs
+// batch:TagResource for the tags it sets (Service Authorization Reference,
+// AWS Batch).
+func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQueue) {
+	jobs := serviceJobsArn(queue.JobQueueArn())
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("batch:SubmitServiceJob"),
 		Resources:  &[]*string{queue.JobQueueArn(), jobs},
-		Conditions: requestTag,
+		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName}},
 	}))
 	// Tagging: the new job at submission (it has no tags yet) or a job of
 	// this platform (re-prioritizing records who did it), never a job
@@ -297,26 +335,38 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 			"StringEqualsIfExists": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName},
 		},
 	}))
-	for _, r := range passed {
-		r.GrantPassRole(role)
-	}
+}
+
+// platformJobs is the condition "the job carries the platform's tag"
+// (aws:ResourceTag): not other platforms' or other applications' jobs of
+// the account.
+func platformJobs(platformName string) *map[string]interface{} {
+	return &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName}}
+}
+
+// grantQueueSnapshot lets role read queue's snapshot (GetJobQueueSnapshot
+// takes the job-queue resource).
+func grantQueueSnapshot(role awsiam.Role, queue ITrainingQueue) {
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:GetJobQueueSnapshot"),
 		Resources: &[]*string{queue.JobQueueArn()},
 	}))
-	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:    jsii.Strings("batch:TerminateServiceJob", "batch:UpdateServiceJob"),
-		Resources:  &[]*string{jobs},
-		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName}},
-	}))
+}
+
+// describeAndListReason is why DescribeServiceJob and ListServiceJobs are
+// granted on "*".
+const describeAndListReason = "batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permission (Service Authorization Reference) and only read."
+
+// grantDescribeAndList lets role read service jobs: DescribeServiceJob and
+// ListServiceJobs support no resource-level permission (the Service
+// Authorization Reference lists no resource type for them), so they are
+// granted on "*"; both only read, and the functions check a job's queue
+// before acting on it.
+func grantDescribeAndList(role awsiam.Role) {
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("batch:DescribeServiceJob", "batch:ListServiceJobs"),
 		Resources: jsii.Strings("*"),
 	}))
-	f.suppressWildcards(map[string]string{
-		`arn:.*:batch:.*:service-job/\*`: "Service jobs get their ids when submitted, so are not known in advance; submitting and tagging need the platform's tag in the request, cancelling and re-prioritizing the platform's tag on the job.",
-		`\*`:                             "batch:DescribeServiceJob and batch:ListServiceJobs support no resource-level permission (Service Authorization Reference) and only read.",
-	})
 }
 
 func (s *submitter) Function() awslambda.Function   { return s.fn }

@@ -27,10 +27,10 @@ type PlatformStackProps struct {
 	awscdk.StackProps
 	// Platform is the validated platform description. Required.
 	Platform *platform.Platform
-	// SubmitterCode, ObserverCode and PollerCode are prebuilt function code
-	// (folders with bootstrap and platform.json). Default: each is built
-	// from its Go package during synthesis.
-	SubmitterCode, ObserverCode, PollerCode awslambda.Code
+	// SubmitterCode, ObserverCode, PollerCode and RerouterCode are prebuilt
+	// function code (folders with bootstrap and platform.json). Default: each
+	// is built from its Go package during synthesis.
+	SubmitterCode, ObserverCode, PollerCode, RerouterCode awslambda.Code
 }
 
 // PlatformStack is everything a platform needs, in one stack.
@@ -52,6 +52,8 @@ type PlatformStack interface {
 	ArtifactsBucket() awss3.Bucket
 	// Submitter is the submission function with its (class, team) aliases.
 	Submitter() tq.Submitter
+	// Rerouter is the re-routing function, or nil when no class reroutes.
+	Rerouter() tq.Rerouter
 	// Monitor is the monitoring, or nil when the platform turns it off.
 	Monitor() tq.Monitor
 }
@@ -64,6 +66,7 @@ type platformStack struct {
 	teamRoles map[string]tq.ExecutionRole
 	artifacts awss3.Bucket
 	submitter tq.Submitter
+	rerouter  tq.Rerouter
 	monitor   tq.Monitor
 }
 
@@ -120,10 +123,14 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 
 	sub := tq.SubmitterPropsFromPlatform(p, s.queue)
 	sub.Code = props.SubmitterCode
-	sub.ExecutionRoles = map[string]tq.IExecutionRole{}
+	teamRoles := map[string]tq.IExecutionRole{}
 	for team, r := range s.teamRoles {
-		sub.ExecutionRoles[team] = r
+		teamRoles[team] = r
 	}
+	sub.ExecutionRoles = teamRoles
+	// Checkpoints go under each team's prefix of the artifacts bucket,
+	// which the team's execution role reaches.
+	sub.CheckpointBucket = s.artifacts
 	s.submitter = tq.NewSubmitter(stack, "Submitter", sub)
 	// The platform file's submitters are roles the stack does not own: they
 	// are granted through the aliases' resource policies only, never by
@@ -135,9 +142,17 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 			}
 		}
 	}
+	if p.Reroutes() {
+		rr := tq.RerouterPropsFromPlatform(p, s.queue)
+		rr.Code = props.RerouterCode
+		rr.ExecutionRoles = teamRoles
+		s.rerouter = tq.NewRerouter(stack, "Rerouter", rr)
+		output(stack, "RerouterFunctionName", s.rerouter.Function().FunctionName(), "re-routing function (runs on its schedule only)")
+	}
 	if p.Monitoring.IsEnabled() {
 		mon := tq.MonitorPropsFromPlatform(p, s.queue, s.submitter)
 		mon.ObserverCode, mon.PollerCode = props.ObserverCode, props.PollerCode
+		mon.Rerouter = s.rerouter
 		s.monitor = tq.NewMonitor(stack, "Monitor", mon)
 		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's alarms")
 		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")
@@ -158,6 +173,7 @@ func (s *platformStack) TeamExecutionRole(team string) tq.ExecutionRole {
 }
 func (s *platformStack) ArtifactsBucket() awss3.Bucket { return s.artifacts }
 func (s *platformStack) Submitter() tq.Submitter       { return s.submitter }
+func (s *platformStack) Rerouter() tq.Rerouter         { return s.rerouter }
 func (s *platformStack) Monitor() tq.Monitor           { return s.monitor }
 
 func output(stack awscdk.Stack, id string, value *string, description string) {

@@ -35,6 +35,19 @@ func placeholderCode(t *testing.T) awslambda.Code {
 	return awslambda.Code_FromAsset(jsii.String(dir), nil)
 }
 
+// reroutingProps describe a platform on teamQueue whose research jobs may
+// move between two instance types (each one of the platform's types).
+func reroutingProps() tq.PlatformProps {
+	classes := platform.DefaultClasses()
+	for i := range classes {
+		if classes[i].Name == "research" {
+			classes[i].Reroute = &platform.Reroute{InstanceTypes: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}}
+		}
+	}
+	return tq.PlatformProps{Classes: classes, InstanceTypes: []tq.InstanceCapacity{
+		{InstanceType: "ml.p5.48xlarge", Instances: 8}, {InstanceType: "ml.p4d.24xlarge", Instances: 8}}}
+}
+
 // teamQueue is a quota-share queue on one quota-managed pool, with shares
 // added by shares.
 func teamQueue(stack awscdk.Stack, shares ...string) tq.TrainingQueue {
@@ -167,6 +180,27 @@ func TestUsersMistakesFailSynthesisNamingConstructPropAndValue(t *testing.T) {
 			func(t *testing.T, stack awscdk.Stack) {
 				s := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t)})
 				s.GrantSubmit(awsiam.NewRole(stack, jsii.String("P"), &awsiam.RoleProps{AssumedBy: awsiam.NewAccountRootPrincipal()}), "research", "b")
+			}},
+		{"a re-router of classes none of which reroutes", []string{"[S/Rerouter]", "trainq.Rerouter", "no class of Classes (production, research, sweep) sets Reroute"},
+			func(t *testing.T, stack awscdk.Stack) {
+				tq.NewRerouter(stack, "Rerouter", &tq.RerouterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t)})
+			}},
+		{"a re-router run less often than every hour", []string{"[S/Rerouter]", "trainq.Rerouter", "Rerouting is", "rerouting.everyMinutes", "61"},
+			func(t *testing.T, stack awscdk.Stack) {
+				tq.NewRerouter(stack, "Rerouter", &tq.RerouterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t),
+					PlatformProps: reroutingProps(), Rerouting: &platform.Rerouting{EveryMinutes: 61}})
+			}},
+		{"a refused-moves alarm over a window shorter than 5 minutes", []string{"trainq.RerouterAlarmThresholds", "RefusedWindowSeconds is 120", "300 to 86400"},
+			func(t *testing.T, stack awscdk.Stack) {
+				r := tq.NewRerouter(stack, "Rerouter", &tq.RerouterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t),
+					PlatformProps: reroutingProps()})
+				tq.NewAlarmFactory(stack, nil).AddRerouterAlarms(r, &tq.RerouterAlarmThresholds{RefusedWindowSeconds: 120})
+			}},
+		{"refused moves of a reason the re-router does not write", []string{"trainq.Rerouter", `MetricReroutesRefused reason is "THROTTLED"`, "SUBMIT, TERMINATE, RATE, MAX_MOVES"},
+			func(t *testing.T, stack awscdk.Stack) {
+				r := tq.NewRerouter(stack, "Rerouter", &tq.RerouterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t),
+					PlatformProps: reroutingProps()})
+				r.MetricReroutesRefused("THROTTLED", nil)
 			}},
 		{"a platform stack with an invalid platform lists its problems", []string{"[S2]", "trainq.PlatformStack", "pools[0].instanceType"},
 			func(t *testing.T, stack awscdk.Stack) {

@@ -88,7 +88,8 @@ var layers = map[string][]string{
 	"submit":                 {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
 	"observe":                {"contract", "batchrules", "platform", "metrics"},
 	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
-	"client":                 {"cli", "contract", "batchrules", "platform"},
+	"reroute":                {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
+	"client":                 {"cli", "contract", "batchrules", "platform", "simulate", "trace"},
 	"constructs/lambdabuild": {},
 	"constructs":             {"constructs/lambdabuild", "contract", "batchrules", "platform", "metrics"},
 	"stacks":                 {"constructs", "contract", "batchrules", "platform", "metrics"},
@@ -96,6 +97,7 @@ var layers = map[string][]string{
 	"bin/submitter":          {"submit", "contract", "platform"},
 	"bin/observer":           {"observe", "contract", "platform"},
 	"bin/poller":             {"poll", "contract", "platform"},
+	"bin/rerouter":           {"reroute", "contract", "platform"},
 	"bin/trainq":             {"cli", "client", "simulate/simcmd", "contract", "platform"},
 }
 

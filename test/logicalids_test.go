@@ -27,6 +27,8 @@ var currentVersion = regexp.MustCompile(`(CurrentVersion)[0-9A-Fa-f]{8,}\b`)
 func TestPlatformStackKeepsItsLogicalIDs(t *testing.T) {
 	for _, c := range []struct{ file, golden string }{
 		{"", "default.txt"}, {fairSharePlatform, "fairshare.txt"}, {noMonitorPlatform, "nomonitor.txt"},
+		// The example platform reroutes: the re-router's ids.
+		{examplePlatform, "example.txt"},
 	} {
 		t.Run(describe(c.file), func(t *testing.T) {
 			s := synth(t, c.file)

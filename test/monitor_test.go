@@ -222,7 +222,15 @@ func dashboardBody(t *testing.T, body any) map[string]any {
 }
 
 func TestDashboardWidgetsShowMetricsTheObserverEmits(t *testing.T) {
-	s := synth(t, "")
+	for _, file := range []string{"", examplePlatform} {
+		t.Run(describe(file), func(t *testing.T) { dashboardShowsEmittedMetrics(t, synth(t, file)) })
+	}
+}
+
+// dashboardShowsEmittedMetrics: every line of s's dashboard is a metric
+// trainq emits, by a dimension set it is emitted with, and the dashboard
+// shows the metrics on-call reads (the re-router's when a class reroutes).
+func dashboardShowsEmittedMetrics(t *testing.T, s *synthesized) {
 	_, d := s.template.one(t, "AWS::CloudWatch::Dashboard")
 	if d.Properties["DashboardName"] != s.platform.Name {
 		t.Errorf("dashboard name %v, want %s", d.Properties["DashboardName"], s.platform.Name)
@@ -268,9 +276,13 @@ func TestDashboardWidgetsShowMetricsTheObserverEmits(t *testing.T) {
 			t.Errorf("row at y=%v is %v columns wide; the grid has 24", y, width)
 		}
 	}
-	for _, m := range []metrics.Metric{metrics.CapacityUtilization, metrics.RunnableJobs, metrics.OldestRunnableSeconds,
+	want := []metrics.Metric{metrics.CapacityUtilization, metrics.RunnableJobs, metrics.OldestRunnableSeconds,
 		metrics.WaitSeconds, metrics.JobsStarted, metrics.JobsFailed, metrics.JobsCancelled, metrics.JobsPreempted,
-		metrics.BorrowedInstances, metrics.JobsSubmitted, metrics.SubmissionErrors} {
+		metrics.BorrowedInstances, metrics.JobsSubmitted, metrics.SubmissionErrors}
+	if s.platform.Reroutes() {
+		want = append(want, metrics.RerouterMetrics()...)
+	}
+	for _, m := range want {
 		if !shown[m.Name] {
 			t.Errorf("the dashboard does not show %s", m.Name)
 		}

@@ -44,6 +44,10 @@ const (
 		"https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html"
 	citeBatchActions = "Service Authorization Reference, AWS Batch: SubmitServiceJob needs job-queue* and service-job*; TerminateServiceJob and UpdateServiceJob take service-job* with aws:ResourceTag; " +
 		"https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html"
+	citeBatchReads = "Service Authorization Reference, AWS Batch: GetJobQueueSnapshot takes job-queue*; DescribeServiceJob and ListServiceJobs list no resource type (Resource \"*\"); " +
+		"https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html"
+	citeCheckpoints = "SageMaker developer guide, Use checkpoints in Amazon SageMaker AI: the execution role reads and writes CheckpointConfig's S3Uri (s3:GetObject, s3:PutObject, s3:ListBucket under it); " +
+		"https://docs.aws.amazon.com/sagemaker/latest/dg/model-checkpoints.html"
 	citePassRole = "IAM user guide, Granting a user permissions to pass a role to an AWS service (iam:PassedToService); " +
 		"https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_passrole.html"
 	citeSageMakerRole = "SageMaker developer guide, CreateTrainingJob API: execution role permissions (ECR pull, CloudWatch Logs, cloudwatch:PutMetricData, S3, VPC and KMS when used); " +
@@ -203,6 +207,8 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the submitter re-prioritizes the platform's jobs", principal: submitter, action: "batch:UpdateServiceJob", resource: job, context: ownJob, want: allowed, cite: citeBatchActions},
 		{name: "the submitter cannot re-prioritize another platform's jobs", principal: submitter, action: "batch:UpdateServiceJob", resource: job, context: foreignJob, want: denied, cite: citeBatchActions},
 		{name: "the submitter reads the queue's snapshot", principal: submitter, action: "batch:GetJobQueueSnapshot", resource: queue, want: allowed, cite: citeBatchActions},
+		{name: "the submitter cannot read another queue's snapshot", principal: submitter, action: "batch:GetJobQueueSnapshot", resource: arn("batch", "job-queue/someone-elses-queue"), want: denied, cite: citeBatchReads},
+		{name: "the submitter lists the queue's jobs (to explain why a job waits)", principal: submitter, action: "batch:ListServiceJobs", resource: "*", want: allowed, cite: citeBatchReads},
 		{name: "the submitter keeps failed asynchronous requests in its dead-letter queue", principal: submitter, action: "sqs:SendMessage", resource: submitDLQ, want: allowed, cite: citeEvaluation},
 		{name: "the submitter writes its own logs", principal: submitter, action: "logs:PutLogEvents", resource: stream(submitLogs), want: allowed, cite: citeLogs},
 		{name: "the submitter cannot write the observer's logs", principal: submitter, action: "logs:PutLogEvents", resource: stream(observerLogs), want: denied, cite: citeLogs},
@@ -330,6 +336,7 @@ func submitterGrants(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 func teamFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	artifacts := d.attr(t, "AWS::S3::Bucket", "Artifacts", "Arn")
 	submitter := d.roleARN(t, "SubmitterServiceRole")
+	queueRole := d.queueRoleARN(t)
 	var out []iamRequest
 	for _, team := range s.platform.Teams {
 		role := d.teamRoleARN(t, team.Name)
@@ -338,6 +345,17 @@ func teamFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 			iamRequest{name: "the submitter cannot pass team " + team.Name + "'s execution role to EC2", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
 			iamRequest{name: "SageMaker assumes team " + team.Name + "'s execution role for this account's jobs", principal: "sagemaker.amazonaws.com", action: "sts:AssumeRole", resource: role, context: map[string]any{"aws:SourceAccount": testAccount, "aws:SourceArn": arn("sagemaker", "training-job/x-AWSBatch-1")}, want: allowed, cite: citeConfusedDeputy},
 			iamRequest{name: "team " + team.Name + "'s jobs write its artifacts prefix", principal: role, action: "s3:PutObject", resource: artifacts + "/" + team.Name + "/models/m.tar.gz", want: allowed, cite: citeS3Prefix},
+		)
+		// Checkpoints: s3://ARTIFACTS/<team>/checkpoints/<job name>/
+		// (contract.EnvCheckpointBucket), which the job's role, and only
+		// that team's, may use.
+		checkpoints := team.Name + "/checkpoints/ranking-v1-3f9a2c/"
+		out = append(out,
+			iamRequest{name: "team " + team.Name + "'s jobs write their checkpoints", principal: role, action: "s3:PutObject", resource: artifacts + "/" + checkpoints + "step-1000.pt", want: allowed, cite: citeCheckpoints},
+			iamRequest{name: "team " + team.Name + "'s jobs read their checkpoints back when they resume", principal: role, action: "s3:GetObject", resource: artifacts + "/" + checkpoints + "step-1000.pt", want: allowed, cite: citeCheckpoints},
+			iamRequest{name: "team " + team.Name + "'s jobs list their checkpoints", principal: role, action: "s3:ListBucket", resource: artifacts, context: map[string]any{"s3:prefix": checkpoints}, want: allowed, cite: citeCheckpoints},
+			iamRequest{name: "the queue's own role cannot write team " + team.Name + "'s checkpoints", principal: queueRole, action: "s3:PutObject", resource: artifacts + "/" + checkpoints + "step-1000.pt", want: denied, cite: citeS3Prefix},
+			iamRequest{name: "the queue's own role cannot read team " + team.Name + "'s checkpoints", principal: queueRole, action: "s3:GetObject", resource: artifacts + "/" + checkpoints + "step-1000.pt", want: denied, cite: citeS3Prefix},
 		)
 		tt := team.TrainingOf()
 		for _, uri := range tt.S3Read {
@@ -356,6 +374,8 @@ func teamFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 				continue
 			}
 			out = append(out,
+				iamRequest{name: "team " + team.Name + "'s jobs cannot write team " + other.Name + "'s checkpoints", principal: role, action: "s3:PutObject", resource: artifacts + "/" + other.Name + "/checkpoints/ranking-v1-3f9a2c/step-1000.pt", want: denied, cite: citeS3Prefix},
+				iamRequest{name: "team " + team.Name + "'s jobs cannot read team " + other.Name + "'s checkpoints", principal: role, action: "s3:GetObject", resource: artifacts + "/" + other.Name + "/checkpoints/ranking-v1-3f9a2c/step-1000.pt", want: denied, cite: citeS3Prefix},
 				iamRequest{name: "team " + team.Name + "'s jobs cannot read team " + other.Name + "'s artifacts", principal: role, action: "s3:GetObject", resource: artifacts + "/" + other.Name + "/models/m.tar.gz", want: denied, cite: citeS3Prefix},
 				iamRequest{name: "team " + team.Name + "'s jobs cannot write team " + other.Name + "'s artifacts", principal: role, action: "s3:PutObject", resource: artifacts + "/" + other.Name + "/models/m.tar.gz", want: denied, cite: citeS3Prefix},
 				iamRequest{name: "team " + team.Name + "'s jobs cannot list team " + other.Name + "'s artifacts", principal: role, action: "s3:ListBucket", resource: artifacts, context: map[string]any{"s3:prefix": other.Name + "/"}, want: denied, cite: citeS3Prefix},
@@ -390,6 +410,7 @@ func TestPermissionsAsIAMDecidesThem(t *testing.T) {
 			reqs = append(reqs, submitterGrants(t, s, d)...)
 			reqs = append(reqs, teamFlows(t, s, d)...)
 			reqs = append(reqs, trainingNetworkAndKeys(t, s, d)...)
+			reqs = append(reqs, rerouterFlows(t, s, d)...)
 			d.decide(t, reqs)
 		})
 	}

@@ -17,6 +17,7 @@ var roleLabels = map[string]string{
 	"SubmitterServiceRole":       "submitter function",
 	"MonitorObserverServiceRole": "observer function",
 	"MonitorPollerServiceRole":   "poller function",
+	"RerouterServiceRole":        "rerouter function",
 }
 
 // grantsByPrincipal are the actions every principal is allowed (or, for

@@ -30,8 +30,18 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 	if diff := cmp.Diff(getAtt(queueID, "JobQueueArn"), vars[contract.EnvJobQueue]); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", contract.EnvJobQueue, diff)
 	}
-	if _, ok := vars[contract.EnvExecutionRoleARN]; ok || len(vars) != 2 {
-		t.Errorf("environment %v, want only %s and %s", vars, contract.EnvJobQueue, contract.EnvExecutionRoleARNs)
+	if _, ok := vars[contract.EnvExecutionRoleARN]; ok || len(vars) != 3 {
+		t.Errorf("environment %v, want only %s, %s and %s", vars, contract.EnvJobQueue, contract.EnvExecutionRoleARNs, contract.EnvCheckpointBucket)
+	}
+	// Checkpoints go under the teams' prefixes of the artifacts bucket.
+	var artifacts string
+	for _, id := range s.template.ofType("AWS::S3::Bucket") {
+		if strings.HasPrefix(id, "Artifacts") {
+			artifacts = id
+		}
+	}
+	if diff := cmp.Diff(ref(artifacts), vars[contract.EnvCheckpointBucket]); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", contract.EnvCheckpointBucket, diff)
 	}
 	d := deploy(t, s.path)
 	var roles map[string]string
