@@ -7,8 +7,15 @@
 // goodput and lost work, peak concurrency and per-job outcomes, as a table,
 // as JSON, as a per-job CSV and as one self-contained HTML page.
 //
+// It also models what trainq adds to Batch, so that a platform lead sees
+// its effect before deploying it: per-class checkpoints (a preempted or
+// timed-out attempt keeps the work up to its last checkpoint) and the
+// re-router (a job waiting past its class's threshold on a type saturated
+// for its team moves to the first other listed type with room, by the same
+// batchrules quota rule the submitter uses). Both are off under FIFO.
+//
 // Each modelled rule is coded once and quotes the reference it implements
-// (rules.go, quota.go, fairshare.go; quota fit is batchrules'); the audit
+// (rules.go, quota.go, fairshare.go, reroute.go; quota fit is batchrules'); the audit
 // table in docs/simulate.md lists them with their tests. Time is linear in
 // the trace (O(log n) per event, any backlog) and memory bounded by the jobs
 // active at once.
