@@ -17,6 +17,8 @@ type Settings struct {
 	JobQueue          string
 	ExecutionRoleARN  string
 	ExecutionRoleARNs map[string]string
+	// CheckpointBucket is contract.EnvCheckpointBucket ("" when unset).
+	CheckpointBucket string
 }
 
 // LoadSettings reads the environment through getenv. The platform file is
@@ -27,6 +29,7 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 		JobQueue:         getenv(contract.EnvJobQueue),
 		ExecutionRoleARN: getenv(contract.EnvExecutionRoleARN),
 		PlatformFile:     contract.PlatformFile(getenv, executable),
+		CheckpointBucket: getenv(contract.EnvCheckpointBucket),
 	}
 	var errs []error
 	p, err := platform.LoadFile(s.PlatformFile)
@@ -55,6 +58,11 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 				errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (team %s has none in %s)", contract.EnvExecutionRoleARN, s.ExecutionRoleARN, team, contract.EnvExecutionRoleARNs))
 				break
 			}
+		}
+	}
+	if b := s.CheckpointBucket; b != "" {
+		if loc, err := platform.ParseS3URI("s3://" + b + "/"); err != nil || loc.Bucket != b {
+			errs = append(errs, fmt.Errorf("%s: got %q, want an S3 bucket name such as trainq-artifacts-123456789012 (3 to 63 lowercase letters, digits, '-' and '.'), or unset", contract.EnvCheckpointBucket, contract.Cut(b, contract.MaxShownChars)))
 		}
 	}
 	if len(errs) > 0 {

@@ -81,6 +81,11 @@ type Config struct {
 	Metrics io.Writer
 	// Now stamps the metric lines. Default: time.Now.
 	Now func() time.Time
+	// CheckpointBucket is the bucket (the platform's artifacts bucket) under
+	// whose team prefixes jobs of classes with checkpoints get their
+	// SageMaker CheckpointConfig (CheckpointURI). Default: none, and such
+	// jobs get no CheckpointConfig (New logs it once).
+	CheckpointBucket string
 	// DeadlineMargin is how long before the invocation's deadline (the
 	// context's) the Batch calls of a request must end, so that the
 	// function answers Throttled or UpstreamError instead of being killed
@@ -129,6 +134,11 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Batch == nil {
 		ps = append(ps, "Batch: got nothing, want an AWS Batch client")
 	}
+	if b := cfg.CheckpointBucket; b != "" {
+		if loc, err := platform.ParseS3URI("s3://" + b + "/"); err != nil || loc.Bucket != b {
+			ps = append(ps, fmt.Sprintf("CheckpointBucket: got %q, want an S3 bucket name such as trainq-artifacts-123456789012 (3 to 63 lowercase letters, digits, '-' and '.')", contract.Cut(b, contract.MaxShownChars)))
+		}
+	}
 	if len(ps) > 0 {
 		return nil, fmt.Errorf("submit: invalid config:\n  - %s", strings.Join(ps, "\n  - "))
 	}
@@ -150,6 +160,17 @@ func New(cfg Config) (*Handler, error) {
 	}
 	for _, it := range cfg.Platform.Submission.InstanceTypes {
 		h.allowed[it] = true
+	}
+	if cfg.CheckpointBucket == "" {
+		var on []string
+		for _, c := range cfg.Platform.Classes {
+			if _, ok := c.CheckpointInterval(); ok {
+				on = append(on, c.Name)
+			}
+		}
+		if len(on) > 0 {
+			h.log.Warn("classes with checkpoints, but no checkpoint bucket: their jobs get no CheckpointConfig", "classes", strings.Join(on, ","), "setting", contract.EnvCheckpointBucket)
+		}
 	}
 	return h, nil
 }

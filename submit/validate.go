@@ -142,6 +142,7 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 	if _, given := tj["TrainingJobName"]; !given {
 		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:contract.JobNameSuffixLength])
 	}
+	h.checkpoint(tj, pl, classOK)
 
 	rc, isObj := tj.object("ResourceConfig")
 	if !isObj {
@@ -218,6 +219,32 @@ func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contra
 	if n := len(tj.marshal()); n > batchrules.MaxServiceRequestPayloadBytes {
 		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", batchrules.MaxServiceRequestPayloadBytes)
 	}
+}
+
+// CheckpointURI is where the checkpoints of the Batch job named jobName
+// (its idempotency suffix included) of team go:
+// s3://BUCKET/<team>/checkpoints/<jobName>/, under the team's artifacts
+// prefix (platform.ArtifactsPrefix), which only the team's execution role
+// reaches. Every attempt of the job gets the same payload from Batch, so
+// the same location: a retried or preempted attempt finds the checkpoints
+// of the one before.
+func CheckpointURI(bucket, team, jobName string) string {
+	return "s3://" + bucket + "/" + platform.ArtifactsPrefix(team) + "checkpoints/" + jobName + "/"
+}
+
+// checkpoint gives a job of a class with checkpoints (Class.Checkpoints)
+// SageMaker's CheckpointConfig with S3Uri CheckpointURI, so that the
+// training code's /opt/ml/checkpoints is synced to it; a CheckpointConfig
+// the caller gave is kept (and checked against SageMaker's model like the
+// rest). Without a checkpoint bucket nothing is set (New logged it).
+func (h *Handler) checkpoint(tj trainingJob, pl *plan, classOK bool) {
+	if _, on := pl.class.CheckpointInterval(); !classOK || !on || h.cfg.CheckpointBucket == "" || pl.team.Name == "" {
+		return
+	}
+	if v, given := tj["CheckpointConfig"]; given && v != nil {
+		return
+	}
+	tj["CheckpointConfig"] = map[string]any{"S3Uri": CheckpointURI(h.cfg.CheckpointBucket, pl.team.Name, pl.batchJobName)}
 }
 
 // valueKind names a decoded JSON value for a message.
