@@ -69,7 +69,8 @@ func MonitorPropsFromPlatform(p *platform.Platform, queue ITrainingQueue, sub IS
 
 // Monitor composes trainq's monitoring layers for one queue: the pipeline
 // that produces the metrics (MonitoringPipeline), alarms on the queue, the
-// submitter and the pipeline (AlarmFactory) with one action strategy, and a
+// submitter, the pipeline and the re-router (AlarmFactory) with one action
+// strategy, and a
 // dashboard of the widgets (CapacityWidgets, BacklogWidgets, …). Use the
 // layers alone for another arrangement: alarms without a dashboard, a second
 // dashboard over the same metrics, alarms on your own topic.
