@@ -30,8 +30,8 @@ type Estimate struct {
 
 // estimateAssumption is printed next to every estimate.
 const estimateAssumption = "if every running job runs to its limit (its maxRuntimeSeconds less the time it has run), " +
-	"every waiting job runs to its own, and no job is submitted, cancelled or preempted meanwhile " +
-	"(simulated with the platform file's rules)"
+	"every waiting job runs to its own, and no job is submitted or cancelled meanwhile " +
+	"(simulated with the platform file's rules, preemptions included)"
 
 // estimateStart simulates the queue q on platform p and returns when the
 // described job target starts (a target the answer does not list, when it

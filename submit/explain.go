@@ -81,7 +81,10 @@ var blockedWords = map[string]string{
 //     borrow-limit when used + instances exceeds the share's Ceiling though
 //     it may borrow (MaxBorrowed > 0), quota-full when it exceeds the
 //     Ceiling and it may not borrow, or exceeds the quota with too little
-//     idle capacity to borrow, else pool-full; a Fit: behind-team when
+//     idle capacity to borrow (both saying, for a team with in-share
+//     preemption, that lower-priority jobs of the team may make room: the
+//     snapshot does not say their priorities), else pool-full; a Fit:
+//     behind-team when
 //     another job is at the front of its share, reclaiming when it fits
 //     only by reclaiming, else next;
 //   - fair share, or no per-share usage: pool-full when the pool's idle
@@ -140,6 +143,9 @@ func Explain(p *platform.Platform, j WaitingJob, u *batchrules.Usage, f Front) c
 		for i, s := range shares {
 			if s.Name == team.Name {
 				explainQuota(&e, batchrules.StateOf(j.InstanceType, pool, shares, u), i, team.Name, it, k, behind)
+				if team.PreemptsInShare() && (e.Reason == contract.ReasonQuotaFull || e.Reason == contract.ReasonBorrowLimit) {
+					e.Message += fmt.Sprintf(" The team has in-share preemption: if its running jobs of lower priority hold %d, Batch preempts them for this job instead.", k)
+				}
 				return e
 			}
 		}

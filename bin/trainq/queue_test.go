@@ -178,6 +178,10 @@ func TestStatusExplainsAWaitingJob(t *testing.T) {
 		"STATUS RUNNABLE",
 		// 24 held of a quota of 24, 8 more needed, 0 idle of 40.
 		"WAITING quota-full: Team search-ranking holds 24 ml.p5.48xlarge against a quota of 24 (it may borrow 24 more: borrow limit 100% of its quota); the job needs 8, beyond its quota, and there is nothing to borrow: only 0 of the pool's 40 are idle and free for it.",
+		// search-ranking preempts in its share; bert-large's priority is
+		// below bert-base's, so nothing is preempted here, but the snapshot
+		// does not say so: the message says when it would be.
+		"The team has in-share preemption: if its running jobs of lower priority hold 8, Batch preempts them for this job instead.",
 		"QUEUE POSITION 1 of the 2 jobs at the front of the queue (there since 2026-12-01T15:48:00Z)",
 		"SHARE POSITION 1 in team search-ranking",
 		"SHARE USAGE team search-ranking: 24 ml.p5.48xlarge in use of a quota of 24 (LEND_AND_BORROW, may borrow 24, borrows 0); 0 idle for it, 0 within its quota",
