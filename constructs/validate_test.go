@@ -170,3 +170,44 @@ func TestQueueAlarmThresholdsDefaultsAndChecks(t *testing.T) {
 		}
 	}
 }
+
+func TestRerouterTimeoutEndsBeforeTheNextRun(t *testing.T) {
+	// every minutes → period − 10 s, at most Lambda's 900 s.
+	for every, want := range map[int]int{1: 50, 2: 110, 15: 890, 16: 900, 60: 900} {
+		if got := rerouterTimeoutSeconds(every); got != want {
+			t.Errorf("every %d minutes: timeout %d s, want %d", every, got, want)
+		}
+		if got := rerouterTimeoutSeconds(every); got >= every*60 {
+			t.Errorf("every %d minutes: timeout %d s is not shorter than the period", every, got)
+		}
+	}
+}
+
+func TestRerouterAlarmThresholdsValidation(t *testing.T) {
+	cases := []struct {
+		name  string
+		in    *RerouterAlarmThresholds
+		want  RerouterAlarmThresholds
+		error string // substring of the one problem; "" when valid
+	}{
+		{"nil means every default", nil, RerouterAlarmThresholds{RefusedMoves: 3, RefusedWindowSeconds: 900}, ""},
+		{"a window of whole minutes is kept", &RerouterAlarmThresholds{RefusedMoves: 1, RefusedWindowSeconds: 3600}, RerouterAlarmThresholds{RefusedMoves: 1, RefusedWindowSeconds: 3600}, ""},
+		{"a negative count is refused", &RerouterAlarmThresholds{RefusedMoves: -1}, RerouterAlarmThresholds{RefusedMoves: -1, RefusedWindowSeconds: 900}, "RefusedMoves is -1; want at least 1"},
+		{"a window of seconds is refused", &RerouterAlarmThresholds{RefusedWindowSeconds: 330}, RerouterAlarmThresholds{RefusedMoves: 3, RefusedWindowSeconds: 330}, "RefusedWindowSeconds is 330; want whole minutes from 300 to 86400"},
+		{"a window over a day is refused", &RerouterAlarmThresholds{RefusedWindowSeconds: 86460}, RerouterAlarmThresholds{RefusedMoves: 3, RefusedWindowSeconds: 86460}, "RefusedWindowSeconds is 86460"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, problems := c.in.resolve()
+			if got != c.want {
+				t.Errorf("resolved %+v, want %+v", got, c.want)
+			}
+			switch {
+			case c.error == "" && len(problems) > 0:
+				t.Errorf("problems %v, want none", problems)
+			case c.error != "" && (len(problems) != 1 || !strings.Contains(problems[0], c.error)):
+				t.Errorf("problems %v, want one mentioning %q", problems, c.error)
+			}
+		})
+	}
+}

@@ -5,10 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/google/go-cmp/cmp"
 
 	tq "github.com/trainq/trainq/constructs"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/reroute"
 )
 
@@ -178,5 +181,75 @@ func TestRefusalReasonsAreTheRerouters(t *testing.T) {
 	want := []string{reroute.RefusedSubmit, reroute.RefusedTerminate, reroute.RefusedRate, reroute.RefusedMaxMoves}
 	if diff := cmp.Diff(want, tq.RerouteRefusalReasons()); diff != "" {
 		t.Errorf("constructs.RerouteRefusalReasons (-reroute +constructs):\n%s", diff)
+	}
+}
+
+// TestARerouterEveryTenMinutesOfAnotherStack: the construct in a stack of
+// one's own, run every 10 minutes: rate(10 minutes), a 590 s timeout (ends
+// before the next run), throttles counted over 10-minute periods, and the
+// refused-moves alarm over the given window and threshold, summing only the
+// refusals AWS Batch made.
+func TestARerouterEveryTenMinutesOfAnotherStack(t *testing.T) {
+	tpl := synthStack(t, func(stack awscdk.Stack) {
+		r := tq.NewRerouter(stack, "Rerouter", &tq.RerouterProps{Queue: teamQueue(stack, "a"), Code: placeholderCode(t),
+			PlatformProps: reroutingProps(), Rerouting: &platform.Rerouting{EveryMinutes: 10, MaxMovesPerMinute: 5}})
+		f := tq.NewAlarmFactory(stack, &tq.AlarmFactoryProps{AlarmNamePrefix: "team-"})
+		f.AddRerouterAlarms(r, &tq.RerouterAlarmThresholds{RefusedMoves: 5, RefusedWindowSeconds: 1800})
+		if got := r.Classes(); !cmp.Equal(got, []string{"research"}) {
+			t.Errorf("classes that move %v, want [research]", got)
+		}
+		if got := r.Platform().Rerouting; got.EveryMinutes != 10 || got.MaxMovesPerMinute != 5 {
+			t.Errorf("bundled bounds %+v, want every 10 minutes, 5 moves a minute", got)
+		}
+	})
+	found := false
+	for _, fn := range findResources(tpl, "AWS::Lambda::Function") {
+		if get(fn, "Properties.FunctionName") != "trainq-rerouter" {
+			continue
+		}
+		found = true
+		if got := get(fn, "Properties.Timeout"); got != float64(590) {
+			t.Errorf("timeout %v, want 590 s (10 minutes less 10 s)", got)
+		}
+	}
+	if !found {
+		t.Fatal("no function trainq-rerouter")
+	}
+	for _, rule := range findResources(tpl, "AWS::Events::Rule") {
+		if got := get(rule, "Properties.ScheduleExpression"); got != "rate(10 minutes)" {
+			t.Errorf("schedule %v, want rate(10 minutes)", got)
+		}
+	}
+	alarms := map[string]any{}
+	for _, a := range findResources(tpl, "AWS::CloudWatch::Alarm") {
+		alarms[get(a, "Properties.AlarmName").(string)] = a
+	}
+	throttles := alarms["team-"+tq.AlarmRerouterThrottles]
+	if get(throttles, "Properties.Period") != float64(600) || get(throttles, "Properties.EvaluationPeriods") != float64(3) || get(throttles, "Properties.DatapointsToAlarm") != float64(3) {
+		t.Errorf("throttles alarm %v, want 3 of 3 periods of 600 s", get(throttles, "Properties"))
+	}
+	refused := alarms["team-"+tq.AlarmReroutesRefused]
+	if get(refused, "Properties.Threshold") != float64(5) || get(refused, "Properties.TreatMissingData") != "notBreaching" {
+		t.Errorf("refused-moves alarm %v, want threshold 5, missing data not breaching", get(refused, "Properties"))
+	}
+	var reasons []string
+	for _, q := range asList(get(refused, "Properties.Metrics")) {
+		if get(q, "MetricStat.Metric.MetricName") != metrics.ReroutesRefused.Name {
+			continue
+		}
+		if get(q, "MetricStat.Period") != float64(1800) || get(q, "MetricStat.Stat") != "Sum" {
+			t.Errorf("refused moves read as %v, want Sum over 1800 s", get(q, "MetricStat"))
+		}
+		for _, d := range asList(get(q, "MetricStat.Metric.Dimensions")) {
+			if get(d, "Name") == metrics.Reason {
+				reasons = append(reasons, get(d, "Value").(string))
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{tq.RefusedSubmit, tq.RefusedTerminate}, reasons); diff != "" {
+		t.Errorf("the refused-moves alarm pages on reasons (-want +got):\n%s", diff)
+	}
+	if _, ok := alarms["team-"+tq.AlarmRerouterErrors]; !ok {
+		t.Errorf("no alarm team-%s", tq.AlarmRerouterErrors)
 	}
 }
