@@ -99,9 +99,8 @@ type Explanation struct {
 	// AtPositionSince is when the job reached its place in the queue
 	// (earliestTimeAtPosition), RFC 3339.
 	AtPositionSince string `json:"atPositionSince,omitempty"`
-	// ShareFront is the job at the front of the job's share when another
-	// job is (its id only for a job of the caller's team; else "another
-	// job of the share").
+	// ShareFront is the id of the job at the front of the job's share when
+	// another job is there (a job of the same team, which the caller sees).
 	ShareFront string `json:"shareFront,omitempty"`
 	// Blocked is the reason code of Batch's status reason when the job
 	// blocks the queue (one of batchrules.TimeLimitReasons).

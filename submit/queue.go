@@ -179,6 +179,7 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 	}
 	var summaries []types.ServiceJobSummary
 	var notes []string
+	truncated := false
 	seen := map[string]bool{}
 	for _, st := range statusOrder {
 		list, more, err := h.listStatus(ctx, st)
@@ -186,6 +187,7 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 			return nil, upstream(ctx, fmt.Sprintf("list %s jobs", st), err)
 		}
 		if more {
+			truncated = true
 			notes = append(notes, fmt.Sprintf("more than %d %s jobs: the oldest were not listed", contract.MaxQueueListPages*100, st))
 		}
 		for _, s := range list {
@@ -203,6 +205,7 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 	}
 	sort.SliceStable(summaries, func(a, b int) bool { return listOrder(summaries[a], summaries[b], pos) })
 	if len(summaries) > contract.MaxQueueJobs {
+		truncated = true
 		notes = append(notes, fmt.Sprintf("%d jobs listed, the first %d shown (running first, then the front of the queue)", len(summaries), contract.MaxQueueJobs))
 		summaries = summaries[:contract.MaxQueueJobs]
 	}
@@ -242,8 +245,8 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 		view.Usage = []contract.ShareUsage{}
 		notes = append(notes, "the queue snapshot carried no capacity usage")
 	}
+	view.Truncated = truncated
 	if len(notes) > 0 {
-		view.Truncated = len(summaries) == contract.MaxQueueJobs || strings.Contains(strings.Join(notes, " "), "not listed")
 		view.Note = contract.Cut(strings.Join(notes, "; "), contract.MaxLoggedChars)
 	}
 	return &contract.Response{JobQueue: h.cfg.JobQueue, Queue: view}, nil
