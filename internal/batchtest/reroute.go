@@ -73,3 +73,10 @@ func (s *Server) Live() []Job {
 	}
 	return out
 }
+
+// ClearScripts drops every fault scripted and not yet spent.
+func (s *Server) ClearScripts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = map[string][]Fault{}
+}

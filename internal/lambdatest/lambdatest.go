@@ -2,7 +2,7 @@
 // function's real bootstrap and the AWS Lambda Runtime Interface Emulator from
 // its Go module, runs the bootstrap under the emulator on 127.0.0.1 against
 // a local Batch endpoint, and invokes it over loopback, for every function
-// (observer, poller, submitter) and the benchmark under bench/submit.
+// (observer, poller, submitter, rerouter) and the benchmarks under bench/.
 //
 // It is test support: only tests import it. It must never import the AWS CDK, jsii or
 // constructs.
@@ -34,6 +34,7 @@ const (
 	SubmitterPackage = "github.com/trainq/trainq/bin/submitter"
 	ObserverPackage  = "github.com/trainq/trainq/bin/observer"
 	PollerPackage    = "github.com/trainq/trainq/bin/poller"
+	RerouterPackage  = "github.com/trainq/trainq/bin/rerouter"
 	RIEPackage       = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"
 )
 
@@ -202,6 +203,13 @@ func (e *Emulator) Close() error {
 	// The bootstrap may outlive the emulator for a moment.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return nil
+}
+
+// Kill stops the emulator's process group at once (SIGKILL), as a crash
+// or Lambda's timeout would end a function in the middle of its work.
+func (e *Emulator) Kill() {
+	_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+	<-e.done
 }
 
 func freePort() (int, error) {
