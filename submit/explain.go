@@ -41,6 +41,9 @@ type FrontEntry struct {
 type Front struct {
 	Queue  []FrontEntry
 	Shares map[string][]FrontEntry
+	// HeadStatusReason and HeadTeam are Batch's statusReason and the share
+	// of the job at the head of Queue, when it was described ("" when not).
+	HeadStatusReason, HeadTeam string
 }
 
 // position is the 1-based place of arn in list, 0 when absent, and the
@@ -74,7 +77,8 @@ var blockedWords = map[string]string{
 //
 //   - SCHEDULED or STARTING: Batch has placed it (starting);
 //   - Batch's statusReason starts with a reason a job blocks the queue
-//     (batchrules.BlockedReason): queue-blocked;
+//     (batchrules.BlockedReason), or the job at the head of the queue has
+//     such a reason: queue-blocked;
 //   - its instance type is not in the pool: not-in-pool;
 //   - quota mode, with per-share usage, for its share's state of the type
 //     (batchrules.StateOf): more instances than MaxHeld: never-fits; no Fit:
@@ -127,6 +131,12 @@ func Explain(p *platform.Platform, j WaitingJob, u *batchrules.Usage, f Front) c
 		e.Blocked = batchrules.BlockedReason(j.StatusReason)
 		e.Reason = contract.ReasonQueueBlocked
 		e.Message = fmt.Sprintf("Batch reports that the job blocks the queue (%s): %s.", e.Blocked, blockedWords[e.Blocked])
+		return e
+	case e.QueuePosition != 1 && batchrules.BlockedReason(f.HeadStatusReason) != "":
+		e.Blocked = batchrules.BlockedReason(f.HeadStatusReason)
+		e.Reason = contract.ReasonQueueBlocked
+		e.Message = fmt.Sprintf("The job at the head of the queue (team %s) blocks it (%s): %s; every job behind it waits.",
+			contract.Cut(f.HeadTeam, contract.MaxShownChars), e.Blocked, blockedWords[e.Blocked])
 		return e
 	case pool == 0:
 		e.Reason = contract.ReasonNotInPool

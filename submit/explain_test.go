@@ -81,8 +81,11 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 		instances int
 		status    string
 		reason    string // Batch's statusReason
-		total     map[string]float64
-		shares    map[string]map[string]float64
+		// headReason is the statusReason of the job ahead of it, at the
+		// head of the queue.
+		headReason string
+		total      map[string]float64
+		shares     map[string]map[string]float64
 		// frontOfShare puts another job of the team ahead of this one.
 		frontOfShare bool
 		want         string
@@ -100,6 +103,12 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			name: "Batch's blocked reason is the reason", platform: explainPlatform, team: "vision", type_: p5, instances: 2, status: "RUNNABLE",
 			reason: "MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED - Job requires more capacity than the quota share allows",
 			want:   contract.ReasonQueueBlocked, message: []string{"MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED", "can never run"},
+		},
+		{
+			name: "the job at the head of the queue blocks it", platform: explainPlatform, team: "vision", type_: p5, instances: 2, status: "RUNNABLE",
+			headReason: "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Service cannot fulfill the capacity requested for instance type ml.p5.48xlarge",
+			shares:     map[string]map[string]float64{},
+			want:       contract.ReasonQueueBlocked, message: []string{"head of the queue (team vision) blocks it (CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY)", "every job behind it waits"},
 		},
 		{
 			name: "an instance type outside the pool never starts", platform: explainPlatform, team: "vision", type_: "ml.g5.xlarge", instances: 1, status: "RUNNABLE",
@@ -183,7 +192,7 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			p := mustParse(t, tt.platform)
 			h := newHandler(t, p, fake, fastPolicy)
 			fair := p.Scheduling.Mode == "fairshare"
-			other := waitingJob(fake, tt.team, tt.type_, 1, "RUNNABLE", "", fair)
+			other := waitingJob(fake, tt.team, tt.type_, 1, "RUNNABLE", tt.headReason, fair)
 			job := waitingJob(fake, tt.team, tt.type_, tt.instances, tt.status, tt.reason, fair)
 			fake.SetUsed(tt.total)
 			fake.SetShareUsed(tt.shares)

@@ -126,6 +126,16 @@ func (h *Handler) explainDescribed(ctx context.Context, d *batch.DescribeService
 		h.log.Warn("queue snapshot failed; describe answers without an explanation", "jobId", resp.JobID, "error", err)
 		return
 	}
+	if q := snap.front.Queue; len(q) > 0 && q[0].ARN != resp.JobARN {
+		// The head of the queue blocks every job behind it: read its
+		// status reason (one call; a failure only leaves it unread).
+		if ref, err := batchrules.ParseServiceJobRef(q[0].ARN); err == nil {
+			if hd, err := h.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(ref.ID)}, callOpts(ctx)...); err == nil {
+				snap.front.HeadStatusReason = aws.ToString(hd.StatusReason)
+				snap.front.HeadTeam = batchrules.ShareOfJob(aws.ToString(hd.QuotaShareName), aws.ToString(hd.ShareIdentifier))
+			}
+		}
+	}
 	it, n := resources(d.ServiceRequestPayload)
 	e := Explain(h.cfg.Platform, WaitingJob{ARN: resp.JobARN, Team: resp.Team, Status: resp.Status, StatusReason: resp.StatusReason,
 		InstanceType: it, Instances: n}, snap.usage, snap.front)
