@@ -40,6 +40,7 @@ type rerouter struct {
 
 	vUsed []int   // a run's view of the instances in use per type…
 	vTeam [][]int // …and per share and type, counting its own moves
+	rooms [][]int // room per share and type in that view, -1 until asked
 }
 
 // rrKey groups waiting jobs that the re-router treats alike: all of one
@@ -93,6 +94,7 @@ func newRerouter(e *engine) rerouter {
 		r.perRun = max(e.p.Rerouting.MaxMovesPerMinute, 1)
 		r.vUsed = make([]int, len(e.types))
 		r.vTeam = grid(len(e.teamNames), len(e.types))
+		r.rooms = grid(len(e.teamNames), len(e.types))
 	}
 	return r
 }
@@ -184,6 +186,23 @@ func (b *rrBucket) front(e *engine) (rrEnt, bool) {
 // pool's idle instances in fair-share mode.
 func (e *engine) room(s, t int) int {
 	r := &e.rr
+	if x := r.rooms[s][t]; x >= 0 {
+		return x
+	}
+	x := e.computeRoom(s, t)
+	r.rooms[s][t] = x
+	return x
+}
+
+// forget drops the cached rooms of type t: the run's view of it changed.
+func (r *rerouter) forget(t int) {
+	for s := range r.rooms {
+		r.rooms[s][t] = -1
+	}
+}
+
+func (e *engine) computeRoom(s, t int) int {
+	r := &e.rr
 	if e.mode != platform.ModeQuota {
 		return e.pool[t] - r.vUsed[t]
 	}
@@ -204,6 +223,9 @@ func (e *engine) reroute() {
 	copy(r.vUsed, e.used)
 	for s := range r.vTeam {
 		copy(r.vTeam[s], e.teamUsed[s])
+	}
+	for t := range e.types {
+		r.forget(t)
 	}
 	next := int64(-1)
 	for moves := 0; moves < r.perRun; moves++ {
@@ -239,6 +261,7 @@ func (e *engine) reroute() {
 		j := &e.jobs[bestEnt.idx]
 		r.vUsed[bestTo] += int(j.k)
 		r.vTeam[j.share][bestTo] += int(j.k)
+		r.forget(bestTo)
 	}
 	// The next run: the next period while jobs are due, else when the
 	// first job becomes due.
