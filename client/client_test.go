@@ -241,3 +241,28 @@ func TestUsageAndRefusalsBeforeAnyInvocation(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusWithoutAnEstimateStillAnswers: when the queue cannot be read
+// for the estimate (here the function answers every invocation with the
+// describe answer, which has no queue), status prints the job, its
+// explanation and why there is no estimate, and succeeds.
+func TestStatusWithoutAnEstimateStillAnswers(t *testing.T) {
+	waiting := `{"jobId":"job-1","jobName":"bert-base-0a1b2c3d","team":"search-ranking","class":"research","schedulingPriority":550,"status":"RUNNABLE",` +
+		`"explanation":{"reason":"pool-full","message":"The pool is full.","queueListed":0,"instanceType":"ml.p5.48xlarge","instances":2,"usage":[]}}`
+	got := fakeLambda(t, waiting, "")
+	var out bytes.Buffer
+	if err := client.Run(context.Background(), "status", []string{"--class", "research", "--team", "search-ranking", "job-1"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{"WAITING pool-full: The pool is full.", "QUEUE POSITION not among the first RUNNABLE jobs",
+		"ESTIMATED START none: the function answered without a queue"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("status does not say %q:\n%s", want, out.String())
+		}
+	}
+	// describe, then queue, both through the job's alias.
+	if len(*got) != 2 || (*got)[0].Body["action"] != "describe" || (*got)[1].Body["action"] != "queue" || (*got)[1].Qualifier != "research-search-ranking" {
+		t.Errorf("invocations %+v, want describe then queue through research-search-ranking", *got)
+	}
+}
