@@ -147,3 +147,48 @@ func TestExampleTraceIsReproducible(t *testing.T) {
 		t.Error("generate --seed 42 --jobs 1500 --load 0.9 no longer gives examples/jobs.csv")
 	}
 }
+
+// TestRerouteOffAndOn: the command line compares re-routing off and on by
+// two platform files (examples/reroute; TestRerouteExample has the
+// arithmetic): the JSON names both runs with their settings and the moves,
+// and the table ends with the settings and the route.
+func TestRerouteOffAndOn(t *testing.T) {
+	args := []string{"--trace", "../../examples/reroute/jobs.csv", "--platform", "../../examples/reroute/reroute-off.yaml",
+		"--platform", "../../examples/reroute/reroute-on.yaml", "--no-progress"}
+	var js, errOut bytes.Buffer
+	if err := simcmd.Simulate(append(args, "--output", "json"), &js, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var rep simulate.Report
+	if err := json.Unmarshal(js.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		Label          string
+		Moves, P95     int64
+		Rerouting, Off bool
+	}
+	var got []run
+	for _, r := range rep.Runs {
+		got = append(got, run{r.Label, int64(r.Moves), r.Classes[1].Wait.P95, r.Settings.Rerouting != nil, r.Settings.Classes[1].Reroute == nil})
+	}
+	want := []run{{"reroute-off", 0, 10800, false, true}, {"reroute-on", 8, 4500, true, false}, {"fifo", 0, 10800, false, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	if rep.Schema != "trainq.simulate/v3" {
+		t.Errorf("schema %q", rep.Schema)
+	}
+	var table bytes.Buffer
+	if err := simcmd.Simulate(args, &table, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"reroute-off: re-routing off; checkpoints off\n",
+		"reroute-on: research moved ml.p5.48xlarge → ml.p4d.24xlarge: 8\n",
+	} {
+		if !strings.Contains(table.String(), line) {
+			t.Errorf("table lacks %q:\n%s", line, table.String())
+		}
+	}
+}

@@ -39,7 +39,8 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "Usage: trainq simulate --trace FILE [--platform FILE]... [--output table|json] [--report DIR] [--jobs FILE]\n\n"+
 			"Replays a job trace against each platform's scheduling policy and against a strict FIFO queue on\n"+
 			"the first platform's pools, and reports waits, preemptions, utilization and per-job outcomes side\n"+
-			"by side. See docs/simulate.md.\n\nFlags:\n")
+			"by side. Give a platform without and with a change (re-routing, checkpoints, quotas) to see what it\n"+
+			"changes. See docs/simulate.md.\n\nFlags:\n")
 		cli.PrintDefaults(fs, w)
 	}
 	if err := cli.Parse(fs, args, stdout, help); err != nil {
