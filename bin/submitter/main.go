@@ -44,6 +44,7 @@ func build(ctx context.Context) (*submit.Handler, error) {
 		JobQueue:          s.JobQueue,
 		ExecutionRoleARN:  s.ExecutionRoleARN,
 		ExecutionRoleARNs: s.ExecutionRoleARNs,
+		CheckpointBucket:  s.CheckpointBucket,
 		Batch:             submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
 		Logger:            slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		// One EMF line per request in the function's log (CloudWatch

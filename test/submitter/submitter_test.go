@@ -318,3 +318,37 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// TestTheBinaryGivesCheckpointsFromItsEnvironment: the deployed function
+// reads the checkpoint bucket from TRAINQ_CHECKPOINT_BUCKET (which the
+// Submitter construct sets to the artifacts bucket) and gives a research
+// job — a class with checkpoints in the embedded default platform — a
+// CheckpointConfig under its team's prefix, named after the Batch job.
+func TestTheBinaryGivesCheckpointsFromItsEnvironment(t *testing.T) {
+	fake := batchtest.New(0)
+	defer fake.Close()
+	e := start(t, fake, "trainq-submit", contract.EnvCheckpointBucket+"=trainq-artifacts-0123")
+	a := invoke(t, e, fixture(t, "submit-minimal.json"))
+	if a.ErrorType != "" {
+		t.Fatalf("%s: %s", a.ErrorType, a.ErrorMessage)
+	}
+	jobs := fake.Jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs, want 1", len(jobs))
+	}
+	var payload struct {
+		CheckpointConfig *struct{ S3Uri string }
+	}
+	if err := json.Unmarshal([]byte(jobs[0].Request.ServiceRequestPayload), &payload); err != nil {
+		t.Fatal(err)
+	}
+	// docs/platform.md: s3://ARTIFACTS/<team>/checkpoints/<job name>/, the
+	// job name being the Batch job's (the request's name and its suffix).
+	want := "s3://trainq-artifacts-0123/search-ranking/checkpoints/" + jobs[0].Request.JobName + "/"
+	if payload.CheckpointConfig == nil || payload.CheckpointConfig.S3Uri != want {
+		t.Errorf("CheckpointConfig %+v, want S3Uri %s", payload.CheckpointConfig, want)
+	}
+	if !strings.HasPrefix(jobs[0].Request.JobName, "bert-base-") {
+		t.Errorf("job name %q, want bert-base and its suffix", jobs[0].Request.JobName)
+	}
+}
