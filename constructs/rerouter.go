@@ -185,7 +185,7 @@ func NewRerouter(scope constructs.Construct, id string, props *RerouterProps) Re
 		reservedConcurrency: 1,
 		dropFailedEvents:    true,
 	})
-	grantRerouterPermissions(gf, props.PlatformProps.name(), props.Queue, passedRoles(props.Queue, props.ExecutionRoles, p))
+	grantRerouterPermissions(gf, props.PlatformProps.name(), props.Queue, teamNames(p), passedRoles(props.Queue, props.ExecutionRoles, p))
 	r.fn = gf.fn
 	r.schedule = awsevents.NewRule(c, jsii.String("Schedule"), &awsevents.RuleProps{
 		Description: jsii.String("Runs the re-router of " + queueName + " every " + minutes(every)),
@@ -234,7 +234,8 @@ func minutes(n int) string {
 // grantRerouterPermissions gives the function's role what a move needs, on
 // the platform's queue and jobs only (Service Authorization Reference, AWS
 // Batch), as the submitter's grants do:
-//   - SubmitServiceJob (on the queue and the new service job) and
+//   - SubmitServiceJob (on the queue, the new service job and the teams'
+//     quota shares) and
 //     TagResource, only with the platform's tag in the request, tagging
 //     never a job another platform tagged;
 //   - iam:PassRole of exactly the teams' execution roles, to SageMaker only:
@@ -245,9 +246,9 @@ func minutes(n int) string {
 //
 // Nothing else: no UpdateServiceJob (a move keeps the priority), no Lambda,
 // no S3 (the checkpoints stay where the job's execution role writes them).
-func grantRerouterPermissions(f goFunction, platformName string, queue ITrainingQueue, passed []IExecutionRole) {
+func grantRerouterPermissions(f goFunction, platformName string, queue ITrainingQueue, teams []string, passed []IExecutionRole) {
 	role := f.role
-	grantSubmitAndTag(role, platformName, queue)
+	grantSubmitAndTag(role, platformName, queue, teams)
 	for _, r := range passed {
 		r.GrantPassRole(role)
 	}

@@ -175,7 +175,7 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 		retentionDays: props.LogRetentionDays,
 		deadLetter:    dlq,
 	})
-	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue, passedRoles(props.Queue, props.ExecutionRoles, p))
+	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue, teamNames(p), passedRoles(props.Queue, props.ExecutionRoles, p))
 	s.fn, s.dlq = gf.fn, dlq
 	if p == nil {
 		return s
@@ -234,6 +234,14 @@ func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *plat
 	return env
 }
 
+// teamNames are p's teams; none when p is nil (invalid props).
+func teamNames(p *platform.Platform) []string {
+	if p == nil {
+		return nil
+	}
+	return p.TeamNames()
+}
+
 // passedRoles are the roles a function may pass: each team's of roles, the
 // queue's for the teams roles does not list.
 func passedRoles(queue ITrainingQueue, roles map[string]IExecutionRole, p *platform.Platform) []IExecutionRole {
@@ -281,8 +289,9 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 // grantSubmitterPermissions gives the function's role what it needs, on the
 // platform's queue and its jobs only (Service Authorization Reference, AWS
 // Batch):
-//   - SubmitServiceJob acts on the queue and on the new service job, and
-//     needs batch:TagResource for the tags it sets; all three only with the
+//   - SubmitServiceJob acts on the queue, the new service job and (on a
+//     quota-share queue) the team's quota share, and needs
+//     batch:TagResource for the tags it sets; all only with the
 //     platform's tag in the request (aws:RequestTag), and TagResource never
 //     on a job tagged for another platform (aws:ResourceTag, if it exists).
 //   - TerminateServiceJob and UpdateServiceJob act on a service job, and only
@@ -291,9 +300,9 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 //   - DescribeServiceJob and ListServiceJobs support no resource-level
 //     permission and only read; the function checks that a job belongs to
 //     the platform's queue before it acts on it.
-func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue, passed []IExecutionRole) {
+func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue, teams []string, passed []IExecutionRole) {
 	role := f.role
-	grantSubmitAndTag(role, platformName, queue)
+	grantSubmitAndTag(role, platformName, queue, teams)
 	for _, r := range passed {
 		r.GrantPassRole(role)
 	}
@@ -314,14 +323,23 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 // grantSubmitAndTag lets role submit to queue and tag what it submits, only
 // with the platform's tag in the request (aws:RequestTag); tagging, never a
 // job another platform tagged (aws:ResourceTag, if the job has it).
-// SubmitServiceJob acts on the queue and on the new service job, and needs
-// batch:TagResource for the tags it sets (Service Authorization Reference,
-// AWS Batch).
-func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQueue) {
+// SubmitServiceJob acts on the queue and on the new service job (both
+// required), and on the quota share the job names (an optional resource
+// type, which IAM checks when the request has one): on a quota-share queue,
+// the quota shares of teams, each named after its team, and no other. It
+// needs batch:TagResource for the tags it sets (Service Authorization
+// Reference, AWS Batch).
+func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQueue, teams []string) {
 	jobs := serviceJobsArn(queue.JobQueueArn())
+	resources := []*string{queue.JobQueueArn(), jobs}
+	if queue.SchedulingKind() == SchedulingQuotaShare {
+		for _, team := range teams {
+			resources = append(resources, quotaShareArn(queue.JobQueueArn(), team))
+		}
+	}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("batch:SubmitServiceJob"),
-		Resources:  &[]*string{queue.JobQueueArn(), jobs},
+		Resources:  &resources,
 		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName}},
 	}))
 	// Tagging: the new job at submission (it has no tags yet) or a job of
@@ -335,6 +353,12 @@ func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQue
 			"StringEqualsIfExists": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName},
 		},
 	}))
+}
+
+// quotaShareArn is the ARN of queue's quota share name
+// (arn:…:job-queue/QUEUE/quota-share/NAME, Service Authorization Reference).
+func quotaShareArn(queueArn *string, name string) *string {
+	return awscdk.Fn_Join(jsii.String(""), &[]*string{queueArn, jsii.String("/quota-share/" + name)})
 }
 
 // platformJobs is the condition "the job carries the platform's tag"

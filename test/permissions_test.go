@@ -42,7 +42,7 @@ const (
 		"https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-resource-based.html#eb-lambda-permissions"
 	citeEventsSQS = "EventBridge user guide, Using dead-letter queues: the queue policy allows events.amazonaws.com sqs:SendMessage for the rule's ARN; " +
 		"https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html"
-	citeBatchActions = "Service Authorization Reference, AWS Batch: SubmitServiceJob needs job-queue* and service-job*; TerminateServiceJob and UpdateServiceJob take service-job* with aws:ResourceTag; " +
+	citeBatchActions = "Service Authorization Reference, AWS Batch: SubmitServiceJob needs job-queue* and service-job* (and quota-share, job-queue/QUEUE/quota-share/NAME, when it names one); TerminateServiceJob and UpdateServiceJob take service-job* with aws:ResourceTag; " +
 		"https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html"
 	citeBatchReads = "Service Authorization Reference, AWS Batch: GetJobQueueSnapshot takes job-queue*; DescribeServiceJob and ListServiceJobs list no resource type (Resource \"*\"); " +
 		"https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html"
@@ -337,9 +337,23 @@ func teamFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	artifacts := d.attr(t, "AWS::S3::Bucket", "Artifacts", "Arn")
 	submitter := d.roleARN(t, "SubmitterServiceRole")
 	queueRole := d.queueRoleARN(t)
+	queue := d.attr(t, "AWS::Batch::JobQueue", "Queue", "JobQueueArn")
+	request := map[string]any{"aws:RequestTag/trainq:platform": s.platform.Name}
 	var out []iamRequest
+	if s.platform.Scheduling.Mode == platform.ModeQuota {
+		// SubmitServiceJob's optional quota-share resource, which IAM
+		// checks when the request names a share: the teams' shares of the
+		// platform's queue, no other.
+		out = append(out,
+			iamRequest{name: "the submitter cannot submit into a quota share that is no team's", principal: submitter, action: "batch:SubmitServiceJob", resource: queue + "/quota-share/not-a-team", context: request, want: denied, cite: citeBatchActions},
+			iamRequest{name: "the submitter cannot submit into another queue's quota share", principal: submitter, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/someone-elses-queue/quota-share/"+s.platform.Teams[0].Name), context: request, want: denied, cite: citeBatchActions},
+		)
+	}
 	for _, team := range s.platform.Teams {
 		role := d.teamRoleARN(t, team.Name)
+		if s.platform.Scheduling.Mode == platform.ModeQuota {
+			out = append(out, iamRequest{name: "the submitter submits into team " + team.Name + "'s quota share", principal: submitter, action: "batch:SubmitServiceJob", resource: queue + "/quota-share/" + team.Name, context: request, want: allowed, cite: citeBatchActions})
+		}
 		out = append(out,
 			iamRequest{name: "the submitter passes team " + team.Name + "'s execution role to SageMaker", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
 			iamRequest{name: "the submitter cannot pass team " + team.Name + "'s execution role to EC2", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},

@@ -86,8 +86,17 @@ func rerouterFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "another account's rule cannot invoke the re-router", principal: "events.amazonaws.com", action: "lambda:InvokeFunction", resource: fn, context: map[string]any{"aws:SourceArn": fmt.Sprintf("arn:aws:events:%s:%s:rule/x", testRegion, otherAccount), "aws:SourceAccount": otherAccount}, want: denied, cite: citeEventsLambda},
 		{name: "the submission function cannot invoke the re-router", principal: submitter, action: "lambda:InvokeFunction", resource: fn, want: denied, cite: citeEvaluation},
 	}
+	if p.Scheduling.Mode == platform.ModeQuota {
+		out = append(out,
+			iamRequest{name: "the re-router cannot submit into a quota share that is no team's", principal: rr, action: "batch:SubmitServiceJob", resource: queue + "/quota-share/not-a-team", context: request, want: denied, cite: citeBatchActions},
+			iamRequest{name: "the re-router cannot submit into another queue's quota share", principal: rr, action: "batch:SubmitServiceJob", resource: otherQueue + "/quota-share/" + p.Teams[0].Name, context: request, want: denied, cite: citeBatchActions},
+		)
+	}
 	for _, team := range p.Teams {
 		role := d.teamRoleARN(t, team.Name)
+		if p.Scheduling.Mode == platform.ModeQuota {
+			out = append(out, iamRequest{name: "the re-router submits into team " + team.Name + "'s quota share (the moved job keeps its share)", principal: rr, action: "batch:SubmitServiceJob", resource: queue + "/quota-share/" + team.Name, context: request, want: allowed, cite: citeBatchActions})
+		}
 		out = append(out,
 			iamRequest{name: "the re-router passes team " + team.Name + "'s execution role to SageMaker (the moved job's RoleArn)", principal: rr, action: "iam:PassRole", resource: role, context: toSageMaker, want: allowed, cite: citePassRole},
 			iamRequest{name: "the re-router cannot pass team " + team.Name + "'s execution role to EC2", principal: rr, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
