@@ -62,6 +62,7 @@ func newEnv(t *testing.T, p *platform.Platform) *env {
 	}
 	e := &env{fake: batchtest.New(0), now: t0}
 	e.fake.SetLabel(t.Name())
+	e.fake.SetClock(func() time.Time { return e.now })
 	t.Cleanup(e.fake.Close)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
 	r, err := reroute.New(reroute.Config{

@@ -40,6 +40,10 @@ func (x *run) move(dc decision) {
 		x.finish(pair{oldID: j.id, newID: aws.ToString(found.JobId), newStatus: found.Status, to: payloadType(found), resumed: true})
 		return
 	}
+	if j.failed && x.predecessorLive(j) {
+		x.sum.Skipped++
+		return
+	}
 	in, err := x.request(j, dc.to, name)
 	if err != nil {
 		x.refuse(RefusedRequest, j, "the new job's request is not one AWS Batch accepts", err)
@@ -74,6 +78,24 @@ func (x *run) move(dc decision) {
 		return
 	}
 	x.finish(pair{oldID: j.id, newID: newID, newStatus: types.ServiceJobStatusSubmitted, to: dc.to})
+}
+
+// predecessorLive reports whether the failed job j replaced a job that is
+// still live: a move whose old job was never terminated (an earlier run
+// stopped between the two calls) and whose replacement then failed. The
+// old job is then the lineage's live job, and j is not resubmitted.
+func (x *run) predecessorLive(j *job) bool {
+	from := j.d.Tags[contract.TagReroutedFrom]
+	if from == "" {
+		return false
+	}
+	d, err := x.describe(from)
+	if err != nil {
+		// Unknown: do not risk a second live job; the next run asks again.
+		x.r.log.Warn("describe the job a failed job replaced failed; it is not resubmitted this run", "jobId", j.id, "replaced", from, "error", err)
+		return true
+	}
+	return isLive(d.Status)
 }
 
 // pair is a move whose replacement exists.
@@ -111,8 +133,15 @@ func (x *run) finish(p pair) {
 	now := cfg.Now().UnixMilli()
 	j := x.read(od, now)
 	if j == nil {
-		x.r.log.Warn("the old job is no longer one of the platform's; its replacement is left", "jobId", p.oldID, "newJobId", p.newID)
-		return
+		if od.Tags[contract.TagPlatform] != cfg.Platform.Name {
+			x.r.log.Warn("the old job is not one of the platform's; its replacement is left", "jobId", p.oldID, "newJobId", p.newID)
+			return
+		}
+		// The platform no longer knows its class or team (the file
+		// changed), or its payload is unreadable: finish the move anyway,
+		// naming it by its tags.
+		j = &job{id: p.oldID, name: aws.ToString(od.JobName), status: string(od.Status), instanceType: payloadType(od), since: now}
+		j.class.Name, j.team.Name = od.Tags[contract.TagClass], batchrules.ShareOfJob(aws.ToString(od.QuotaShareName), aws.ToString(od.ShareIdentifier))
 	}
 	switch {
 	case pendingStatuses[od.Status]:

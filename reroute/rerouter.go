@@ -187,7 +187,9 @@ func (x *run) do() error {
 		live = append(live, jobs...)
 	}
 
-	// Read the runnable jobs, oldest first, as many as allowed.
+	// Read the runnable jobs, each once (a listing whose pages shift may
+	// repeat one), oldest first, as many as allowed.
+	runnable = unique(runnable)
 	sort.SliceStable(runnable, func(a, b int) bool { return aws.ToInt64(runnable[a].CreatedAt) < aws.ToInt64(runnable[b].CreatedAt) })
 	if len(runnable) > cfg.MaxDescribes {
 		x.r.log.Warn("more runnable jobs than one run reads; the youngest wait for a later run", "runnable", len(runnable), "read", cfg.MaxDescribes)
@@ -547,4 +549,17 @@ func (r *Rerouter) emit(rec *metrics.Record) {
 
 func newRecord(now time.Time, queue string) *metrics.Record {
 	return &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: queue}}
+}
+
+// unique keeps the first summary of each job id.
+func unique(jobs []types.ServiceJobSummary) []types.ServiceJobSummary {
+	seen := make(map[string]bool, len(jobs))
+	out := jobs[:0]
+	for _, s := range jobs {
+		if id := aws.ToString(s.JobId); !seen[id] {
+			seen[id] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

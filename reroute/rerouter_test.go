@@ -441,12 +441,11 @@ func TestEveryLineageKeepsOneLiveJob(t *testing.T) {
 	e.use(map[string]map[string]float64{"alpha": {p5: 4, g5: 2}})
 	first := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
 	e.run(t)
-	// Now p4d fills up and p5 frees: the replacement, still waiting past
-	// the threshold (createdAt of the fake is wall time: move the clock),
-	// moves back.
+	// Now p4d fills up and p5 frees: the replacement, waiting past the
+	// threshold an hour later, moves back.
 	e.use(map[string]map[string]float64{"alpha": {p4d: 4, g5: 2}})
 	e.fake.SetStatus(e.fake.Jobs()[1].ID, "RUNNABLE") // Batch's scheduler took it in
-	e.now = time.Now().Add(time.Hour)
+	e.now = e.now.Add(time.Hour)
 	e.run(t)
 	live := e.fake.Live()
 	if len(live) != 1 {
@@ -493,5 +492,28 @@ func TestRunWritesMetrics(t *testing.T) {
 	}
 	if n := strings.Count(e.log.String(), `"msg":"rerouted"`); n != 1 {
 		t.Errorf("%d rerouted log lines, want 1:\n%s", n, e.log.String())
+	}
+}
+
+// TestReplacementFailedBeforeTheMoveFinished: a run stopped between the
+// submission and the termination, then the replacement failed for
+// capacity. The old job is the lineage's live job: the next run neither
+// moves it again (its replacement's name is taken) nor resubmits the
+// failed replacement.
+func TestReplacementFailedBeforeTheMoveFinished(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	old := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	e.fake.Script("TerminateServiceJob", batchtest.ServerError, batchtest.ServerError, batchtest.ServerError)
+	e.run(t)
+	repl := e.fake.Jobs()[1]
+	e.fake.SetStatus(repl.ID, "FAILED")
+	e.fake.SetStatusReason(repl.ID, "Terminated by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY")
+	if diff := cmp.Diff(reroute.Summary{Skipped: 2}, e.run(t)); diff != "" {
+		t.Errorf("second run (-want +got):\n%s", diff)
+	}
+	live := e.fake.Live()
+	if len(live) != 1 || live[0].ID != old || len(e.fake.Jobs()) != 2 {
+		t.Errorf("live %v of %d jobs, want only the old job %s of 2", live, len(e.fake.Jobs()), old)
 	}
 }

@@ -80,3 +80,16 @@ func (s *Server) ClearScripts() {
 	defer s.mu.Unlock()
 	s.faults = map[string][]Fault{}
 }
+
+// SetStatusReason sets job id's statusReason; it reports whether the job
+// exists.
+func (s *Server) SetStatusReason(id, reason string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.find(id)
+	if j == nil {
+		return false
+	}
+	j.StatusReason = reason
+	return true
+}
