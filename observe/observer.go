@@ -207,6 +207,9 @@ func (o *Observer) observe(now time.Time, payload []byte) []*metrics.Record {
 			r.Add(metrics.JobsSucceeded, 1)
 		case Cancelled(d):
 			r.Add(metrics.JobsCancelled, 1)
+		case Rerouted(d):
+			// Moved, not failed: no JobsFailed, so no failure alarm; the
+			// re-router counted the move.
 		default:
 			// An unreadable statusReason cannot show a cancellation: the
 			// job counts as failed, and the line says why.

@@ -118,6 +118,12 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 			perJob("JobsCancelled", "research", "search-research", 1),
 		},
 		{
+			// The re-router's reason (contract.ReroutedReason): the job's work
+			// moved to another job; neither a failure nor a cancellation.
+			"a waiting job the re-router moved to another instance type yields no metric", "rerouted-while-runnable.json",
+			map[string][]float64{},
+		},
+		{
 			// attempt 16:05:00 to 17:05:30: (1796058330000-1796054700000)/1000 = 3630 s held on instances.
 			"a job cancelled through trainq while running counts a cancellation and its run time", "cancelled-while-running.json",
 			merge(perJob("JobsCancelled", "production", "search-ranking", 1),
@@ -289,6 +295,38 @@ func TestOnlyTheTrainqCancelReasonMakesACancellation(t *testing.T) {
 				t.Errorf("Cancelled(status %s, statusReason %q) = %v, want %v", tt.status, tt.reason, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestAJobTheRerouterEndedIsNotAFailure: the re-router terminates a
+// waiting job once its replacement on another instance type exists (or a
+// replacement whose original started first); those FAILED events carry the
+// re-router's reason and must not count as failures (which page for
+// production) nor as cancellations.
+func TestAJobTheRerouterEndedIsNotAFailure(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		want   bool
+	}{
+		{"an old job moved to another type", contract.ReroutedReason("00000002-0000-4000-8000-000000000002", "ml.p4d.24xlarge"), true},
+		{"a replacement abandoned because the original started", contract.RerouteAbandonedReason("00000001-0000-4000-8000-000000000001", "RUNNING"), true},
+		{"a cancel through trainq is not a move", contract.CancelReasonPrefix + " by carol", false},
+		{"the prefix inside another reason is not the re-router's", "AlgorithmError: " + contract.RerouteReasonPrefix, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &observe.Detail{Status: observe.StatusFailed, StatusReason: tt.reason}
+			if got := observe.Rerouted(d); got != tt.want {
+				t.Errorf("Rerouted(FAILED, %q) = %v, want %v", tt.reason, got, tt.want)
+			}
+			if observe.Rerouted(d) && observe.Cancelled(d) {
+				t.Errorf("%q is both a move and a cancel", tt.reason)
+			}
+		})
+	}
+	if observe.Rerouted(&observe.Detail{Status: observe.StatusSucceeded, StatusReason: contract.ReroutedReason("x", "ml.p5.48xlarge")}) {
+		t.Error("a SUCCEEDED job is never a move")
 	}
 }
 

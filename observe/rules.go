@@ -177,6 +177,17 @@ func Cancelled(d *Detail) bool {
 	return d.Status == StatusFailed && strings.HasPrefix(d.StatusReason, contract.CancelReasonPrefix)
 }
 
+// Rerouted reports whether a FAILED job was ended by trainq's re-router:
+// an old job whose work moved to a job on another instance type, or a
+// replacement abandoned because the job it was to replace started first.
+// Neither failed, and neither ran: the re-router terminates only RUNNABLE
+// jobs, and gives Batch a reason that starts with
+// contract.RerouteReasonPrefix, which Batch reports as the job's
+// statusReason. The re-router counts the move (metrics.JobsRerouted).
+func Rerouted(d *Detail) bool {
+	return d.Status == StatusFailed && strings.HasPrefix(d.StatusReason, contract.RerouteReasonPrefix)
+}
+
 // Preempted reports whether this event is the one a preemption caused, with
 // no state across events:
 //   - the job's preemptionSummary lists a preempted attempt, and the latest
