@@ -186,7 +186,7 @@ func (x *run) abandon(old *job, p pair) {
 		}
 		x.refuse(RefusedStarted, old, "the old job started before it was terminated: its replacement is terminated", nil, "newJobId", p.newID, "status", old.status)
 	case isLive(nd.Status):
-		x.refuse(RefusedStarted, old, "the old job and its replacement have both started: both are left running", nil, "newJobId", p.newID, "status", old.status, "newStatus", string(nd.Status))
+		x.refuse(RefusedBothStarted, old, "the old job and its replacement have both started: both are left running", nil, "newJobId", p.newID, "status", old.status, "newStatus", string(nd.Status))
 	default:
 		x.r.log.Info("replacement already ended; the old job stays", "jobId", p.oldID, "newJobId", p.newID, "newStatus", string(nd.Status))
 	}

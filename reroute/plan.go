@@ -24,14 +24,25 @@ const (
 	// RefusedMaxMoves: the job's lineage has moved reroute.maxMoves times.
 	RefusedMaxMoves = "MAX_MOVES"
 	// RefusedStarted: the old job started (or ended) before it could be
-	// terminated, so the replacement was terminated instead (or, when both
-	// had started, left: the log line says so).
+	// terminated, so the replacement was terminated instead: Batch found
+	// room for the job where it was, nothing is lost.
 	RefusedStarted = "STARTED"
+	// RefusedBothStarted: the old job and its replacement had both started
+	// before either could be terminated (a started job never is): the
+	// training job runs twice until someone cancels one. The log line names
+	// both. It should never happen; it pages.
+	RefusedBothStarted = "BOTH_STARTED"
 	// RefusedRequest: the new job's request would exceed Batch's limits
 	// (a payload over 10 KiB with the new instance type, more than 50
 	// tags with the lineage tags).
 	RefusedRequest = "REQUEST"
 )
+
+// RefusalReasons lists every Reason of metrics.ReroutesRefused, in a fixed
+// order.
+func RefusalReasons() []string {
+	return []string{RefusedSubmit, RefusedTerminate, RefusedRate, RefusedMaxMoves, RefusedStarted, RefusedBothStarted, RefusedRequest}
+}
 
 // job is what the re-router knows of one of the platform's jobs, read from
 // DescribeServiceJob.

@@ -339,7 +339,7 @@ func TestBothStarted(t *testing.T) {
 		e.fake.SetStatus(created.ID, "RUNNING")
 	})
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedStarted: 1}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedBothStarted: 1}}, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 	if n := len(e.fake.Calls("TerminateServiceJob")); n != 0 {
