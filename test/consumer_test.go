@@ -159,8 +159,8 @@ func checkConsumerAssembly(t *testing.T, out string) {
 	}
 	// Every function's asset holds an arm64 bootstrap and the platform file.
 	fns := tpl.ofType("AWS::Lambda::Function")
-	if len(fns) != 3 {
-		t.Errorf("%d functions, want the submitter, the observer and the poller", len(fns))
+	if len(fns) != 4 {
+		t.Errorf("%d functions, want the submitter, the observer, the poller and the re-router", len(fns))
 	}
 	for _, id := range fns {
 		key, _ := get(tpl.Resources[id].Properties, "Code.S3Key").(string)
@@ -216,6 +216,7 @@ func checkConsumerGrants(t *testing.T, path string) {
 		{name: "the vision pipeline cannot submit research jobs for segmentation", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":research-segmentation", want: denied, cite: citeLambdaInvoke},
 		{name: "the vision pipeline cannot submit production jobs", principal: pipeline, action: "lambda:InvokeFunction", resource: fn + ":production-detection", want: denied, cite: citeLambdaInvoke},
 		{name: "the vision pipeline cannot invoke the function unqualified", principal: pipeline, action: "lambda:InvokeFunction", resource: fn, want: denied, cite: citeLambdaInvoke},
+		{name: "the vision pipeline cannot invoke the re-router", principal: pipeline, action: "lambda:InvokeFunction", resource: arn("lambda", "function:vision-rerouter"), want: denied, cite: citeLambdaInvoke},
 		{name: "the vision pipeline cannot submit to Batch directly", principal: pipeline, action: "batch:SubmitServiceJob", resource: arn("batch", "job-queue/vision-training"), want: denied, cite: citeBatchActions},
 	})
 }

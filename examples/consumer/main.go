@@ -1,8 +1,8 @@
 // Command vision-infra is another team's CDK app that uses trainq's
 // constructs in its own stack: the vision team runs its own training queue
 // and quota shares on a GPU pool the platform team set aside for it, with
-// its own execution role, a submission function, alarms on its own on-call
-// topic and a dashboard.
+// its own execution role, a submission function, a re-router, alarms on its
+// own on-call topic and a dashboard.
 //
 // It is a module of its own, as another team's would be. Run it with
 //

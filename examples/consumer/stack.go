@@ -14,7 +14,8 @@ import (
 )
 
 // The vision team's account and Region, and the pool the platform team set
-// aside for it there: 16 × ml.p4d.24xlarge, quota-managed.
+// aside for it there: 16 × ml.p4d.24xlarge and 8 × ml.p5.48xlarge,
+// quota-managed.
 const (
 	account = "123456789012"
 	region  = "us-east-1"
@@ -28,7 +29,10 @@ func NewVisionStack(scope constructs.Construct, id string, props *awscdk.StackPr
 	// The pool is the platform team's: imported with its limits, not created.
 	pool := tq.FromCapacityPoolAttributes(stack, "VisionPool", &tq.CapacityPoolAttributes{
 		ServiceEnvironmentArn: poolArn,
-		InstanceTypes:         []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 16}},
+		InstanceTypes: []tq.InstanceCapacity{
+			{InstanceType: "ml.p4d.24xlarge", Instances: 16},
+			{InstanceType: "ml.p5.48xlarge", Instances: 8},
+		},
 	})
 
 	// The jobs read datasets and write models in the team's bucket, and
@@ -52,19 +56,38 @@ func NewVisionStack(scope constructs.Construct, id string, props *awscdk.StackPr
 	})
 	queue.AddQuotaShare("Detection", &tq.QuotaShareProps{
 		QuotaShareName: "detection",
-		Capacity:       []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 10}},
+		Capacity: []tq.InstanceCapacity{
+			{InstanceType: "ml.p4d.24xlarge", Instances: 10},
+			{InstanceType: "ml.p5.48xlarge", Instances: 4},
+		},
 	})
 	queue.AddQuotaShare("Segmentation", &tq.QuotaShareProps{
 		QuotaShareName: "segmentation",
-		Capacity:       []tq.InstanceCapacity{{InstanceType: "ml.p4d.24xlarge", Instances: 6}},
-		Strategy:       platform.StrategyLend,
+		Capacity: []tq.InstanceCapacity{
+			{InstanceType: "ml.p4d.24xlarge", Instances: 6},
+			{InstanceType: "ml.p5.48xlarge", Instances: 4},
+		},
+		Strategy: platform.StrategyLend,
 	})
 
 	// The submission function: classes production, research and sweep (the
 	// default), teams the queue's shares. Its name, its alarms' names and the
 	// tag on its jobs start with the platform name.
-	vision := tq.PlatformProps{PlatformName: "vision"}
+	// Research jobs that wait 20 minutes on a full instance type may move to
+	// the other one, if it has room for their team.
+	classes := platform.DefaultClasses()
+	for i := range classes {
+		if classes[i].Name == "research" {
+			classes[i].Reroute = &platform.Reroute{AfterSeconds: 1200, InstanceTypes: []string{"ml.p4d.24xlarge", "ml.p5.48xlarge"}}
+		}
+	}
+	vision := tq.PlatformProps{PlatformName: "vision", Classes: classes}
 	submitter := tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: queue, PlatformProps: vision})
+
+	// The re-router that moves them, every 5 minutes, at most 10 moves a
+	// minute (the account's Batch submissions are shared with other teams).
+	rerouter := tq.NewRerouter(stack, "Rerouter", &tq.RerouterProps{Queue: queue, PlatformProps: vision,
+		Rerouting: &platform.Rerouting{EveryMinutes: 5, MaxMovesPerMinute: 10}})
 
 	// The detection sub-team's pipeline submits research jobs for detection
 	// only, through the (research, detection) alias.
@@ -85,12 +108,14 @@ func NewVisionStack(scope constructs.Construct, id string, props *awscdk.StackPr
 	})
 	alarms.AddSubmitterAlarms(queue, submitter)
 	alarms.AddPipelineAlarms(metrics)
+	alarms.AddRerouterAlarms(rerouter, nil)
 
 	widgets := tq.WidgetPropsFromPlatform(submitter.Platform())
 	rows := [][]awscloudwatch.IWidget{
 		tq.CapacityWidgets(queue, widgets),
 		tq.BacklogWidgets(queue, widgets),
 		append(tq.SubmitterWidgets(queue, submitter), tq.AlarmStatusWidget("Vision alarms", alarms.Ordered())),
+		tq.RerouterWidgets(rerouter),
 	}
 	dashboard := make([]*[]awscloudwatch.IWidget, len(rows))
 	for i := range rows {
