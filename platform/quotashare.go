@@ -1,6 +1,10 @@
 package platform
 
-import "github.com/trainq/trainq/batchrules"
+import (
+	"slices"
+
+	"github.com/trainq/trainq/batchrules"
+)
 
 // The platform's teams as AWS Batch's quota shares, the input of
 // batchrules' quota rules (what fits, headroom), so that the submission
@@ -66,4 +70,24 @@ func (p *Platform) Headroom(team Team, instanceType string, u *batchrules.Usage)
 		}
 	}
 	return 0
+}
+
+// RerouteTarget is where the re-router would move a waiting job of class c
+// and team that asks for n instances of instanceType, by the usage u: the
+// first other type of the class's reroute.instanceTypes with Headroom for
+// n. None ("", false) when the class does not reroute, the job's type is
+// not one of the class's, or no other type has room. Whether the job waited
+// long enough (reroute.afterSeconds) and may move again (reroute.maxMoves)
+// is the caller's to check; whether its own type has room first, too.
+func (p *Platform) RerouteTarget(c Class, team Team, instanceType string, n int, u *batchrules.Usage) (string, bool) {
+	r := c.Reroute
+	if r == nil || !slices.Contains(r.InstanceTypes, instanceType) {
+		return "", false
+	}
+	for _, t := range r.InstanceTypes {
+		if t != instanceType && p.Headroom(team, t, u) >= n {
+			return t, true
+		}
+	}
+	return "", false
 }
