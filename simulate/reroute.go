@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/trainq/trainq/batchrules"
-	"github.com/trainq/trainq/platform"
 )
 
 // Re-routing (R23, R24): trainq's re-router, not AWS Batch, moves a waiting
@@ -15,10 +14,12 @@ import (
 // has waited reroute.afterSeconds since it last became RUNNABLE, on an
 // instance type of reroute.instanceTypes where its team has no room for it,
 // moves to the first other listed type where its team has room — room by
-// the quota rule the submission function's fallback and the simulator's
-// passes use (batchrules.TypeState.Room, Headroom ≥ instances) — keeping
-// class, team, priority and the trace's submission time (for waits); Batch
-// sees a new job, so it queues at the time of the move. A run moves at most
+// the rule the submission function's fallback and the deployed re-router
+// decide by (platform.Headroom, over batchrules.TypeState.Room, the rule
+// the simulator's passes start jobs by), at least the job's instances —
+// keeping class, team, priority and the trace's submission time (for
+// waits); Batch sees a new job, so it queues at the time of the move. A run
+// moves at most
 // rerouting.maxMovesPerMinute jobs of all classes, oldest RUNNABLE first, and
 // a job moves at most reroute.maxMoves times. Off under FIFO.
 
@@ -41,14 +42,15 @@ type rerouter struct {
 	vUsed []int   // a run's view of the instances in use per type…
 	vTeam [][]int // …and per share and type, counting its own moves
 	rooms [][]int // room per share and type in that view, -1 until asked
+	usage batchrules.Usage
 }
 
 // rrKey groups waiting jobs that the re-router treats alike: all of one
-// class, share, instance type and size move or stay together, so only the
-// oldest of each group needs looking at.
+// class, share, instance type, size and scheduling priority move or stay
+// together, so only the oldest of each group needs looking at.
 type rrKey struct {
 	class, share, typ int16
-	k                 int32
+	k, prio           int32
 }
 
 // rrBucket is the waiting jobs of one rrKey in the order they became
@@ -95,6 +97,10 @@ func newRerouter(e *engine) rerouter {
 		r.vUsed = make([]int, len(e.types))
 		r.vTeam = grid(len(e.teamNames), len(e.types))
 		r.rooms = grid(len(e.teamNames), len(e.types))
+		r.usage = batchrules.Usage{PerShare: true, ByType: map[string]float64{}, ByShare: map[string]map[string]float64{}}
+		for _, name := range e.teamNames {
+			r.usage.ByShare[name] = map[string]float64{}
+		}
 	}
 	return r
 }
@@ -121,7 +127,7 @@ func (r *rerouter) add(e *engine, idx int32) {
 	if r.after[c] == 0 || j.moves >= r.maxMoves[c] || !slices.Contains(r.targets[c], int(j.typ)) {
 		return
 	}
-	key := rrKey{class: j.class, share: j.share, typ: j.typ, k: j.k}
+	key := rrKey{class: j.class, share: j.share, typ: j.typ, k: j.k, prio: j.prio}
 	bi, ok := r.index[key]
 	if !ok {
 		bi = int32(len(r.buckets))
@@ -181,9 +187,9 @@ func (b *rrBucket) front(e *engine) (rrEnt, bool) {
 	return rrEnt{}, false
 }
 
-// room is the largest job share s could start on type t in the run's view:
-// batchrules' Headroom in quota mode (the submission function's rule), the
-// pool's idle instances in fair-share mode.
+// room is the largest job share s could start on type t in the run's view
+// (platform.Headroom: batchrules' Room in quota mode, none for a team
+// without a quota of the type; the pool's idle instances in fair share).
 func (e *engine) room(s, t int) int {
 	r := &e.rr
 	if x := r.rooms[s][t]; x >= 0 {
@@ -201,21 +207,24 @@ func (r *rerouter) forget(t int) {
 	}
 }
 
+// computeRoom asks platform.Headroom, the rule the submission function's
+// fallback and the deployed re-router decide by, with the run's view of
+// type t as the snapshot's usage.
 func (e *engine) computeRoom(s, t int) int {
 	r := &e.rr
-	if e.mode != platform.ModeQuota {
-		return e.pool[t] - r.vUsed[t]
+	it := e.types[t]
+	r.usage.ByType[it] = float64(r.vUsed[t])
+	for x, name := range e.teamNames {
+		r.usage.ByShare[name][it] = float64(r.vTeam[x][t])
 	}
-	st := batchrules.TypeState{Pool: e.pool[t], InUse: r.vUsed[t], Shares: e.sim[:0]}
-	for x := range e.teamNames {
-		st.Shares = append(st.Shares, batchrules.ShareState{Limit: e.limits[x][t], Used: r.vTeam[x][t]})
-	}
-	e.sim = st.Shares
-	return st.Room(s).Headroom()
+	return e.p.Headroom(e.p.Teams[s], it, &r.usage)
 }
 
 // reroute is one run of the re-router at e.now: while moves are left in
-// the run, the oldest RUNNABLE job that may move (R23) moves. The run's
+// the run, the first job that may move (R23) moves, in the order the
+// deployed re-router walks them (the order Batch starts jobs in): higher
+// scheduling priority first, then the longest RUNNABLE, then the order
+// they became RUNNABLE in. The run's
 // view of capacity counts the jobs it moved as if they held their
 // instances on the new type, so that two jobs never move into room for one.
 func (e *engine) reroute() {
@@ -231,6 +240,7 @@ func (e *engine) reroute() {
 	for moves := 0; moves < r.perRun; moves++ {
 		best, bestTo := -1, -1
 		var bestEnt rrEnt
+		var bestPrio int32
 		for bi := range r.buckets {
 			b := &r.buckets[bi]
 			if b.live == 0 {
@@ -247,11 +257,11 @@ func (e *engine) reroute() {
 				}
 				continue
 			}
-			if best >= 0 && bestEnt.since < x.since || best >= 0 && bestEnt.since == x.since && bestEnt.seq < x.seq {
+			if best >= 0 && !rrBefore(b.key.prio, x, bestPrio, bestEnt) {
 				continue
 			}
 			if to := e.rerouteTarget(c, s, t, k); to >= 0 {
-				best, bestTo, bestEnt = bi, to, x
+				best, bestTo, bestEnt, bestPrio = bi, to, x, b.key.prio
 			}
 		}
 		if best < 0 {
@@ -269,6 +279,18 @@ func (e *engine) reroute() {
 	if next >= 0 && r.allNotDue(e) {
 		r.tickAt = max(r.tickAt, r.alignUp(next))
 	}
+}
+
+// rrBefore reports whether entry x of priority px comes before entry y of
+// priority py in the re-router's order.
+func rrBefore(px int32, x rrEnt, py int32, y rrEnt) bool {
+	if px != py {
+		return px > py
+	}
+	if x.since != y.since {
+		return x.since < y.since
+	}
+	return x.seq < y.seq
 }
 
 // allNotDue reports whether no live job is due for a move now: then the

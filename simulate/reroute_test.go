@@ -160,6 +160,36 @@ func TestReroute(t *testing.T) {
 			want:  []string{"start a0@0", "move r1@600 ml.p5.48xlarge→ml.p4d.24xlarge", "start r1@600", "start r2@5000"},
 		},
 		{
+			// lo (request priority 10: 510) and hi (90: 590) both wait on p5
+			// from 0 and are due at 600; the p4d has room for one. The
+			// re-router walks jobs as Batch would start them, higher priority
+			// first: hi moves although lo comes first in the trace. hi runs
+			// 600–1,600 on the p4d; lo moves at the next run, 1,620.
+			name: "R23 a higher scheduling priority moves first",
+			p:    func(t *testing.T) *platform.Platform { return reroutePlatform(t, 1, 1, "", "") },
+			jobs: []trace.Job{job("a0", "a").class("production").runs(5000).Job(), job("lo", "a").prio(10).Job(),
+				job("hi", "a").prio(90).Job()},
+			kinds: []string{"move"},
+			want:  []string{"move hi@600 ml.p5.48xlarge→ml.p4d.24xlarge", "move lo@1620 ml.p5.48xlarge→ml.p4d.24xlarge"},
+		},
+		{
+			// Team a has a quota of p5 only; b holds the p4d's quota and
+			// lends it. a's r waits on p5 behind a0 while the p4d idles: Batch
+			// would let a borrow it, but platform.Headroom (the submitter's
+			// and the re-router's rule) gives a team no room on a type it has
+			// no quota of, so r never moves and starts when a0 ends.
+			name: "R23 a team gets no room on a type it has no quota of",
+			p: func(t *testing.T) *platform.Platform {
+				return mustParse(t, fmt.Sprintf("pools: [{instanceType: %[1]s, instances: 1}, {instanceType: %[2]s, instances: 1}]\n"+
+					"classes:\n  - {name: production, priority: {min: 900, max: 999}}\n"+
+					"  - {name: research, priority: {min: 500, max: 599}, reroute: {afterSeconds: 600, instanceTypes: [%[1]s, %[2]s]}}\n"+
+					"teams: [{name: a, capacity: [{instanceType: %[1]s, instances: 1}]}, {name: b, capacity: [{instanceType: %[2]s, instances: 1}]}]\n", p5, p4d))
+			},
+			jobs:  []trace.Job{job("a0", "a").class("production").runs(5000).Job(), job("r", "a").at(30).runs(100).Job()},
+			kinds: []string{"start", "move"},
+			want:  []string{"start a0@0", "start r@5000"},
+		},
+		{
 			// Five research jobs wait on p5 from 0, the p4d has room for all
 			// five, but maxMovesPerMinute 2: the runs at 600 and 660 move two
 			// each, the run at 720 the fifth.
