@@ -448,6 +448,12 @@ func rows(tw io.Writer, r *contract.Response) {
 	row("CREATED", r.CreatedAt)
 	row("STARTED", r.StartedAt)
 	row("STOPPED", r.StoppedAt)
+	if r.ReroutedFrom != "" {
+		row("MOVED FROM", fmt.Sprintf("%s (the re-router's move %d of this job)", r.ReroutedFrom, r.Moves))
+	}
+	if r.MovedTo != "" {
+		row("MOVED TO", fmt.Sprintf("%s on %s (the re-router moved the job; follow it there)", r.MovedTo, r.MovedToInstanceType))
+	}
 	if r.Existing {
 		row("NOTE", "an earlier submission with this idempotency key created this job")
 	}

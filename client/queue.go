@@ -246,6 +246,9 @@ func (c *cmd) printStatus(w io.Writer, s *Status) error {
 		}
 	}
 	fmt.Fprintf(tw, "QUEUE POSITION\t%s\n", pos)
+	if e.RerouteTo != "" {
+		fmt.Fprintf(tw, "REROUTE TO\t%s\n", e.RerouteTo)
+	}
 	if e.SharePosition > 0 {
 		fmt.Fprintf(tw, "SHARE POSITION\t%d in team %s\n", e.SharePosition, s.Team)
 	}

@@ -139,3 +139,22 @@ func TestContractImportsNoAWSLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestReroutedReasonReadsBack: the reason the re-router gives an old job
+// names its replacement and type, and reads back to both; other reasons
+// (a cancel, an abandoned replacement, Batch's own) give nothing.
+func TestReroutedReasonReadsBack(t *testing.T) {
+	const id, it = "00000009-0000-4000-8000-000000000009", "ml.p4d.24xlarge"
+	r := contract.ReroutedReason(id, it)
+	if want := "trainq: rerouted to 00000009-0000-4000-8000-000000000009 on ml.p4d.24xlarge"; r != want {
+		t.Errorf("ReroutedReason = %q, want %q", r, want)
+	}
+	if gotID, gotType, ok := contract.ParseReroutedReason(r); !ok || gotID != id || gotType != it {
+		t.Errorf("ParseReroutedReason(%q) = %q, %q, %v", r, gotID, gotType, ok)
+	}
+	for _, other := range []string{contract.CancelReason("alice", "done"), contract.RerouteAbandonedReason(id, "RUNNING"), "Essential container in task exited", contract.ReroutedReasonPrefix} {
+		if _, _, ok := contract.ParseReroutedReason(other); ok {
+			t.Errorf("ParseReroutedReason(%q) read a move", other)
+		}
+	}
+}

@@ -113,6 +113,10 @@ type Explanation struct {
 	Usage []ShareUsage `json:"usage"`
 	// SnapshotAt is when the snapshot's usage was last updated, RFC 3339.
 	SnapshotAt string `json:"snapshotAt,omitempty"`
+	// RerouteTo is, when the job's class reroutes and its own type has no
+	// room for it, the type the re-router would move it to now
+	// (platform.RerouteTarget); the message says when.
+	RerouteTo string `json:"rerouteTo,omitempty"`
 }
 
 // ShareUsage is one share's (or, with Share "", the whole queue's) usage of
@@ -175,6 +179,10 @@ type QueueView struct {
 	Note      string `json:"note,omitempty"`
 	// SnapshotAt is when the snapshot's usage was last updated, RFC 3339.
 	SnapshotAt string `json:"snapshotAt,omitempty"`
+	// RerouteTo is, when the job's class reroutes and its own type has no
+	// room for it, the type the re-router would move it to now
+	// (platform.RerouteTarget); the message says when.
+	RerouteTo string `json:"rerouteTo,omitempty"`
 }
 
 // QueueJob is one job of a QueueView.

@@ -81,6 +81,16 @@ type Response struct {
 	CreatedAt    string `json:"createdAt,omitempty"`
 	StartedAt    string `json:"startedAt,omitempty"`
 	StoppedAt    string `json:"stoppedAt,omitempty"`
+	// ReroutedFrom and Moves are a described job's lineage when the
+	// re-router made it: the id of the job it replaced and how many times
+	// its lineage has moved (tags TagReroutedFrom, TagMoves).
+	ReroutedFrom string `json:"reroutedFrom,omitempty"`
+	Moves        int    `json:"moves,omitempty"`
+	// MovedTo and MovedToInstanceType are, for a job the re-router ended
+	// because it moved, the job that replaced it and its instance type
+	// (read from its status reason, ReroutedReason).
+	MovedTo             string `json:"movedTo,omitempty"`
+	MovedToInstanceType string `json:"movedToInstanceType,omitempty"`
 	// Explanation says why a described job waits (queue.go).
 	Explanation *Explanation `json:"explanation,omitempty"`
 	// Queue is the queue action's answer (queue.go).

@@ -1,5 +1,7 @@
 package contract
 
+import "strings"
+
 // What the re-router and the submission function share about moved jobs
 // and checkpoints. A move submits the same training job again on another
 // instance type, as a new Batch job, and then terminates the old one; the
@@ -49,6 +51,20 @@ const (
 // on instanceType.
 func ReroutedReason(newJobID, instanceType string) string {
 	return ReroutedReasonPrefix + newJobID + " on " + instanceType
+}
+
+// ParseReroutedReason reads a ReroutedReason back: the job that replaced
+// the one it ended, and its instance type.
+func ParseReroutedReason(reason string) (newJobID, instanceType string, ok bool) {
+	rest, ok := strings.CutPrefix(reason, ReroutedReasonPrefix)
+	if !ok {
+		return "", "", false
+	}
+	newJobID, instanceType, ok = strings.Cut(rest, " on ")
+	if !ok || newJobID == "" || instanceType == "" {
+		return "", "", false
+	}
+	return newJobID, instanceType, true
 }
 
 // RerouteAbandonedReason is the status reason of a replacement ended

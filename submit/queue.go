@@ -140,7 +140,31 @@ func (h *Handler) explainDescribed(ctx context.Context, d *batch.DescribeService
 	e := Explain(h.cfg.Platform, WaitingJob{ARN: resp.JobARN, Team: resp.Team, Status: resp.Status, StatusReason: resp.StatusReason,
 		InstanceType: it, Instances: n}, snap.usage, snap.front)
 	e.SnapshotAt = snap.at
+	h.rerouteHint(&e, resp, it, n, snap.usage)
 	resp.Explanation = &e
+}
+
+// rerouteHint says, for a waiting job whose class reroutes and whose own
+// type has no room for it, where the re-router would move it and when
+// (platform.RerouteTarget, the rule the re-router plans by).
+func (h *Handler) rerouteHint(e *contract.Explanation, resp *contract.Response, it string, n int, u *batchrules.Usage) {
+	p := h.cfg.Platform
+	c, ok := p.Class(resp.Class)
+	team, known := p.Team(resp.Team)
+	if !ok || !known || c.Reroute == nil || resp.Status != "RUNNABLE" || u == nil || p.Headroom(team, it, u) >= n {
+		return
+	}
+	to, ok := p.RerouteTarget(c, team, it, n, u)
+	if !ok {
+		return
+	}
+	e.RerouteTo = to
+	if resp.Moves >= c.Reroute.MaxMoves {
+		e.Message += fmt.Sprintf(" %s has room for it, but the job has moved %d times, class %s's most (reroute.maxMoves): it stays on %s.", to, resp.Moves, c.Name, it)
+		return
+	}
+	e.Message += fmt.Sprintf(" Class %s reroutes: %s has room for its %d now, and the re-router moves it there once it has waited %s in RUNNABLE (reroute.afterSeconds), at its next run.",
+		c.Name, to, n, (time.Duration(c.Reroute.AfterSeconds) * time.Second).String())
 }
 
 // statusOrder is the order in which the queue action lists statuses,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -251,6 +252,15 @@ func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *contract.
 		if c, ok := h.cfg.Platform.ClassForPriority(r.SchedulingPriority); ok {
 			r.Class = c.Name
 		}
+	}
+	if from := d.Tags[contract.TagReroutedFrom]; from != "" {
+		r.ReroutedFrom = contract.Cut(from, contract.MaxShownChars)
+		if n, err := strconv.Atoi(d.Tags[contract.TagMoves]); err == nil && n > 0 && n <= platform.MaxRerouteMoves {
+			r.Moves = n
+		}
+	}
+	if id, it, ok := contract.ParseReroutedReason(r.StatusReason); ok {
+		r.MovedTo, r.MovedToInstanceType = contract.Cut(id, contract.MaxShownChars), contract.Cut(it, contract.MaxShownChars)
 	}
 	if d.ServiceRequestPayload != nil {
 		var tj struct {

@@ -308,3 +308,36 @@ func TestQueueUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusShowsAJobsMoves: a job the re-router moved says where it went,
+// and its replacement where it came from and which move it was.
+func TestStatusShowsAJobsMoves(t *testing.T) {
+	fake := batchtest.New(0)
+	t.Cleanup(fake.Close)
+	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
+		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
+		Now: func() time.Time { return demoNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"AWS_ENDPOINT_URL_LAMBDA=" + fakeFunction(t, h)}
+	old := demoJob(t, fake, "bert-large-9d8e7f6a", "search-ranking", "research", 40, 8, "RUNNING", 50*time.Minute, 5*time.Minute)
+	sp := 540
+	repl := fake.Add(batchtest.Job{Status: "RUNNING", CreatedAt: demoNow.Add(-10 * time.Minute).UnixMilli(), Request: batchtest.SubmitRequest{
+		JobName: "bert-large-9d8e7f6a-m1", JobQueue: demoQueue, SchedulingPriority: &sp, QuotaShareName: aws.String("search-ranking"),
+		ServiceRequestPayload: `{"ResourceConfig":{"InstanceType":"ml.p4d.24xlarge","InstanceCount":8,"VolumeSizeInGB":100}}`,
+		Tags: map[string]string{contract.TagTeam: "search-ranking", contract.TagClass: "research",
+			contract.TagReroutedFrom: old.ID, contract.TagMoves: "1"}}})
+	fake.SetStatus(old.ID, "FAILED")
+	fake.SetStatusReason(old.ID, contract.ReroutedReason(repl.ID, "ml.p4d.24xlarge"))
+	for _, tc := range []struct{ id, want string }{
+		{old.ID, "MOVED TO " + repl.ID + " on ml.p4d.24xlarge"},
+		{repl.ID, "MOVED FROM " + old.ID + " (the re-router's move 1 of this job)"},
+	} {
+		r := trainqWith(t, env, "status", "--unqualified", tc.id)
+		if flat := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || !strings.Contains(flat, tc.want) {
+			t.Errorf("exit %d, status of %s:\n%s%s\nwant %q", r.code, tc.id, r.stdout, r.stderr, tc.want)
+		}
+	}
+}
