@@ -46,6 +46,7 @@ func testPlatform(t *testing.T) *platform.Platform {
 
 // env is a fake endpoint, a re-router over it and its outputs.
 type env struct {
+	p       *platform.Platform
 	fake    *batchtest.Server
 	r       *reroute.Rerouter
 	now     time.Time
@@ -64,12 +65,31 @@ func newEnv(t *testing.T, p *platform.Platform) *env {
 	e.fake.SetLabel(t.Name())
 	e.fake.SetClock(func() time.Time { return e.now })
 	t.Cleanup(e.fake.Close)
+	e.p = p
+	e.r = e.againWith(t, func() time.Time { return e.now })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", e.log.String())
+		}
+	})
+	return e
+}
+
+// again is another function instance (a cold start) over the same fake,
+// platform, clock and outputs.
+func (e *env) again(t *testing.T) *reroute.Rerouter {
+	return e.againWith(t, func() time.Time { return e.now })
+}
+
+// againWith is again with the clock now.
+func (e *env) againWith(t *testing.T, now func() time.Time) *reroute.Rerouter {
+	t.Helper()
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
 	r, err := reroute.New(reroute.Config{
-		Platform:     p,
+		Platform:     e.p,
 		JobQueue:     testQueue,
 		Batch:        reroute.NewBatchClient(cfg, fastPolicy),
-		Now:          func() time.Time { return e.now },
+		Now:          now,
 		Metrics:      &e.metrics,
 		Logger:       newLogger(&e.log),
 		RelookDelays: []time.Duration{0, 0, 0},
@@ -77,13 +97,17 @@ func newEnv(t *testing.T, p *platform.Platform) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.r = r
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("log:\n%s", e.log.String())
-		}
-	})
-	return e
+	return r
+}
+
+// runWith is one invocation of r.
+func (e *env) runWith(t *testing.T, r *reroute.Rerouter) reroute.Summary {
+	t.Helper()
+	s, err := r.Handle(context.Background(), json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // run is one invocation (the scheduled event's payload is ignored).

@@ -49,7 +49,7 @@ func (x *run) move(dc decision) {
 		x.refuse(RefusedRequest, j, "the new job's request is not one AWS Batch accepts", err)
 		return
 	}
-	if !x.r.take() {
+	if !x.take() {
 		x.refuse(RefusedRate, j, fmt.Sprintf("at most %d moves a minute (rerouting.maxMovesPerMinute)", x.r.cfg.Platform.Rerouting.MaxMovesPerMinute), nil)
 		return
 	}
@@ -380,12 +380,18 @@ func withInstanceType(payload, instanceType string) ([]byte, error) {
 }
 
 // take spends one move of the per-minute bound: a bucket of
-// rerouting.maxMovesPerMinute moves, refilled at that many a minute (full
-// at a cold start). It reports false when the bucket is empty.
-func (r *Rerouter) take() bool {
+// rerouting.maxMovesPerMinute moves, refilled at that many a minute, kept
+// by the function instance (a cold start fills it, less the moves Batch
+// shows were made in the last minute: seed). A run also makes at most that
+// many moves. It reports false when either is spent.
+func (x *run) take() bool {
+	r := x.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := float64(r.cfg.Platform.Rerouting.MaxMovesPerMinute)
+	if x.submitted >= int(n) {
+		return false
+	}
 	now := r.cfg.Now()
 	if elapsed := now.Sub(r.tokensAt); elapsed > 0 {
 		r.tokens = min(n, r.tokens+elapsed.Seconds()*n/60)
@@ -395,5 +401,30 @@ func (r *Rerouter) take() bool {
 		return false
 	}
 	r.tokens--
+	x.submitted++
 	return true
+}
+
+// seed starts a cold instance's bucket from what Batch shows: the live
+// replacements (named as ReplacementName names them) created within the
+// last minute were moves of another instance, and count against this
+// minute. A warm instance keeps its own bucket.
+func (x *run) seed(live []types.ServiceJobSummary) {
+	r := x.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seeded {
+		return
+	}
+	r.seeded = true
+	now := r.cfg.Now()
+	from := now.Add(-time.Minute).UnixMilli()
+	recent := 0
+	for _, s := range live {
+		if aws.ToInt64(s.CreatedAt) >= from && replacedSuffix.MatchString(aws.ToString(s.JobName)) {
+			recent++
+		}
+	}
+	r.tokens = max(0, float64(r.cfg.Platform.Rerouting.MaxMovesPerMinute-recent))
+	r.tokensAt = now
 }

@@ -33,6 +33,7 @@ type Rerouter struct {
 	mu       sync.Mutex
 	tokens   float64 // moves the per-minute bound allows now
 	tokensAt time.Time
+	seeded   bool // the bucket was started from Batch's listing
 }
 
 // New checks cfg and returns a Rerouter.
@@ -136,6 +137,9 @@ type run struct {
 	sum    Summary
 	moved  map[moveKey]int
 	stop   string
+	// submitted counts the submissions of the run (at most
+	// rerouting.maxMovesPerMinute).
+	submitted int
 }
 
 // moveKey is the dimensions of one JobsRerouted count.
@@ -186,6 +190,8 @@ func (x *run) do() error {
 		}
 		live = append(live, jobs...)
 	}
+
+	x.seed(live)
 
 	// Read the runnable jobs, each once (a listing whose pages shift may
 	// repeat one), oldest first, as many as allowed.

@@ -517,3 +517,46 @@ func TestReplacementFailedBeforeTheMoveFinished(t *testing.T) {
 		t.Errorf("live %v of %d jobs, want only the old job %s of 2", live, len(e.fake.Jobs()), old)
 	}
 }
+
+// TestAColdStartCountsTheLastMinutesMoves: one function instance moves 3
+// jobs at t0 (the platform's 3 a minute); a new instance (a cold start,
+// its own bucket) running at t0+30 s sees the 3 replacements Batch created
+// within the last minute and starts with an empty bucket, refilled at 3 a
+// minute from then: none of the 2 left moves; at t0+50 s, 20 s later, 1
+// does (20 × 3/60 = 1).
+func TestAColdStartCountsTheLastMinutesMoves(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	for i := 0; i < 5; i++ {
+		e.add(spec{class: "research", team: "alpha", priority: 550 + i, it: p5, waited: time.Hour})
+	}
+	if got := e.run(t); got.Moved != 3 {
+		t.Fatalf("first instance: %+v, want 3 moved", got)
+	}
+	cold := e.again(t)
+	e.now = t0.Add(30 * time.Second)
+	rate := func(n int) map[string]int { return map[string]int{reroute.RefusedRate: n} }
+	if diff := cmp.Diff(reroute.Summary{Refused: 2, RefusedBy: rate(2)}, e.runWith(t, cold)); diff != "" {
+		t.Errorf("cold instance at t0+30 s (-want +got):\n%s", diff)
+	}
+	e.now = t0.Add(50 * time.Second)
+	if diff := cmp.Diff(reroute.Summary{Moved: 1, Refused: 1, RefusedBy: rate(1)}, e.runWith(t, cold)); diff != "" {
+		t.Errorf("cold instance at t0+50 s (-want +got):\n%s", diff)
+	}
+}
+
+// TestARunMakesAtMostTheMinutesMoves: with a clock that jumps a minute at
+// every reading, the bucket is full at every move; the run still stops at
+// 3 submissions (the platform's 3 a minute), the 2 others refused RATE.
+func TestARunMakesAtMostTheMinutesMoves(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	for i := 0; i < 5; i++ {
+		e.add(spec{class: "research", team: "alpha", priority: 550 + i, it: p5, waited: time.Hour})
+	}
+	r := e.againWith(t, func() time.Time { e.now = e.now.Add(time.Minute); return e.now })
+	got := e.runWith(t, r)
+	if diff := cmp.Diff(reroute.Summary{Moved: 3, Refused: 2, RefusedBy: map[string]int{reroute.RefusedRate: 2}}, got); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+}

@@ -108,6 +108,12 @@ const (
 func TestThousandMovesUnderFaults(t *testing.T) {
 	fake := batchtest.New(50)
 	defer fake.Close()
+	// The test's runs come seconds apart, production's a period apart: the
+	// fake's clock runs two minutes behind the function's, so that each
+	// run (a cold start) sees the replacements earlier runs made as older
+	// than a minute, as a run a period later would, and starts with a full
+	// bucket. The cold-start bucket is tested in reroute.
+	fake.SetClock(func() time.Time { return time.Now().Add(-2 * time.Minute) })
 	fake.SetUsed(map[string]float64{p5: 50})
 	fake.SetShareUsed(map[string]map[string]float64{"alpha": {p5: 50}})
 	created := time.Now().Add(-time.Hour).UnixMilli() // past afterSeconds (60)
