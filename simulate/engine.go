@@ -589,6 +589,7 @@ func (e *engine) stop(idx int32, outcome attemptOutcome) {
 	}
 	e.stats.ran(e, j, d, keep, outcome)
 	e.dirty[t] = true
+	e.rr.freed(e.now)
 	if e.fairShare() && !shareActive(e.runN[s]) {
 		e.reservationChanged()
 	}

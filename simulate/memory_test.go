@@ -21,7 +21,7 @@ func (a *activeCounter) Observe(ev Event, _ *State) {
 	n := 0
 	for i := range a.e.rr.buckets {
 		b := &a.e.rr.buckets[i]
-		n += len(b.q) - b.head
+		n += b.entries()
 	}
 	a.rrPeak = max(a.rrPeak, n)
 	if ev.Kind == EventComplete || ev.Kind == EventFail {

@@ -38,6 +38,12 @@ type rerouter struct {
 	seq     int64 // the last entry's sequence number
 	tickAt  int64 // the next run, valid while live > 0
 	armed   bool  // tickAt is set
+	runs    int64 // runs so far
+	lastRun int64 // when the last run was
+	// stuck: the last run found nothing more it could move. Until capacity
+	// frees (a stop) or another job becomes due, no run could move one:
+	// rooms only shrink as jobs start, and jobs of one rrKey move alike.
+	stuck bool
 
 	vUsed []int   // a run's view of the instances in use per type…
 	vTeam [][]int // …and per share and type, counting its own moves
@@ -46,25 +52,31 @@ type rerouter struct {
 }
 
 // rrKey groups waiting jobs that the re-router treats alike: all of one
-// class, share, instance type, size and scheduling priority move or stay
-// together, so only the oldest of each group needs looking at.
+// class, share, instance type and size move or stay together (where they
+// may go depends on nothing else), so only the first of each group in the
+// re-router's order needs looking at.
 type rrKey struct {
 	class, share, typ int16
-	k, prio           int32
+	k                 int32
 }
 
-// rrBucket is the waiting jobs of one rrKey in the order they became
-// RUNNABLE. Entries of jobs that started or moved since are stale: they are
-// dropped at the head, or when they outnumber the live ones.
+// rrBucket is the waiting jobs of one rrKey: those not yet due in the
+// order they became RUNNABLE (pend, from head), and those due in the
+// re-router's order (due, a heap under rrBefore). Entries of jobs that
+// started or moved since are stale: they are dropped when they come first,
+// or when they outnumber the live ones.
 type rrBucket struct {
 	key  rrKey
-	q    []rrEnt
+	pend []rrEnt
 	head int
+	due  []rrEnt
 	live int
+	dead int64 // the run that found its first job unable to move, +1
 }
 
 type rrEnt struct {
 	idx   int32
+	prio  int32
 	seq   int64
 	since int64
 }
@@ -127,7 +139,7 @@ func (r *rerouter) add(e *engine, idx int32) {
 	if r.after[c] == 0 || j.moves >= r.maxMoves[c] || !slices.Contains(r.targets[c], int(j.typ)) {
 		return
 	}
-	key := rrKey{class: j.class, share: j.share, typ: j.typ, k: j.k, prio: j.prio}
+	key := rrKey{class: j.class, share: j.share, typ: j.typ, k: j.k}
 	bi, ok := r.index[key]
 	if !ok {
 		bi = int32(len(r.buckets))
@@ -136,7 +148,7 @@ func (r *rerouter) add(e *engine, idx int32) {
 	}
 	r.seq++
 	b := &r.buckets[bi]
-	b.q = append(b.q, rrEnt{idx: idx, seq: r.seq, since: e.now})
+	b.pend = append(b.pend, rrEnt{idx: idx, prio: j.prio, seq: r.seq, since: e.now})
 	b.live++
 	r.live++
 	j.rrSeq, j.rrBucket = r.seq, bi
@@ -156,35 +168,106 @@ func (r *rerouter) leave(j *job, jobs []job) {
 	r.live--
 	j.rrBucket = -1
 	j.rrSeq = 0
-	if n := len(b.q) - b.head; n > 2*b.live+32 {
+	if b.entries() > 2*b.live+32 {
 		b.compact(jobs)
 	}
 }
 
-// compact drops the bucket's stale entries, so that a queue holds about
+func (b *rrBucket) entries() int { return len(b.pend) - b.head + len(b.due) }
+
+func (x rrEnt) live(jobs []job) bool {
+	j := &jobs[x.idx]
+	return j.rrSeq == x.seq && j.state == stWaiting
+}
+
+// compact drops the bucket's stale entries, so that a bucket holds about
 // as many entries as live jobs whatever the order they leave in.
 func (b *rrBucket) compact(jobs []job) {
 	n := 0
-	for _, x := range b.q[b.head:] {
-		if j := &jobs[x.idx]; j.rrSeq == x.seq && j.state == stWaiting {
-			b.q[n] = x
+	for _, x := range b.pend[b.head:] {
+		if x.live(jobs) {
+			b.pend[n] = x
 			n++
 		}
 	}
-	b.q, b.head = b.q[:n], 0
+	b.pend, b.head = b.pend[:n], 0
+	n = 0
+	for _, x := range b.due {
+		if x.live(jobs) {
+			b.due[n] = x
+			n++
+		}
+	}
+	b.due = b.due[:n]
+	for i := len(b.due)/2 - 1; i >= 0; i-- {
+		b.down(i)
+	}
 }
 
-// front drops stale entries at the head and returns the oldest live one.
-func (b *rrBucket) front(e *engine) (rrEnt, bool) {
-	for b.head < len(b.q) {
-		x := b.q[b.head]
-		if j := &e.jobs[x.idx]; j.rrSeq == x.seq && j.state == stWaiting {
-			return x, true
+// promote moves the entries due at now (RUNNABLE since at most now −
+// after) from pend to due, and returns when the next one is due (-1: none
+// pending).
+func (b *rrBucket) promote(jobs []job, now, after int64) int64 {
+	for b.head < len(b.pend) {
+		x := b.pend[b.head]
+		if !x.live(jobs) {
+			b.head++
+			continue
+		}
+		if x.since+after > now {
+			return x.since + after
 		}
 		b.head++
+		b.due = append(b.due, x)
+		b.up(len(b.due) - 1)
 	}
-	b.q, b.head = b.q[:0], 0
+	b.pend, b.head = b.pend[:0], 0
+	return -1
+}
+
+// first drops stale entries from the top of due and returns the first due
+// job in the re-router's order.
+func (b *rrBucket) first(jobs []job) (rrEnt, bool) {
+	for len(b.due) > 0 {
+		if x := b.due[0]; x.live(jobs) {
+			return x, true
+		}
+		n := len(b.due) - 1
+		b.due[0] = b.due[n]
+		b.due = b.due[:n]
+		if n > 0 {
+			b.down(0)
+		}
+	}
 	return rrEnt{}, false
+}
+
+func (b *rrBucket) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !rrBefore(b.due[i], b.due[p]) {
+			return
+		}
+		b.due[i], b.due[p] = b.due[p], b.due[i]
+		i = p
+	}
+}
+
+func (b *rrBucket) down(i int) {
+	for n := len(b.due); ; {
+		m, l := i, 2*i+1
+		if l < n && rrBefore(b.due[l], b.due[m]) {
+			m = l
+		}
+		if l+1 < n && rrBefore(b.due[l+1], b.due[m]) {
+			m = l + 1
+		}
+		if m == i {
+			return
+		}
+		b.due[i], b.due[m] = b.due[m], b.due[i]
+		i = m
+	}
 }
 
 // room is the largest job share s could start on type t in the run's view
@@ -229,6 +312,7 @@ func (e *engine) computeRoom(s, t int) int {
 // instances on the new type, so that two jobs never move into room for one.
 func (e *engine) reroute() {
 	r := &e.rr
+	r.runs++
 	copy(r.vUsed, e.used)
 	for s := range r.vTeam {
 		copy(r.vTeam[s], e.teamUsed[s])
@@ -237,32 +321,42 @@ func (e *engine) reroute() {
 		r.forget(t)
 	}
 	next := int64(-1)
-	for moves := 0; moves < r.perRun; moves++ {
+	for bi := range r.buckets {
+		b := &r.buckets[bi]
+		if b.live == 0 {
+			continue
+		}
+		if due := b.promote(e.jobs, e.now, r.after[b.key.class]); due >= 0 && (next < 0 || due < next) {
+			next = due
+		}
+	}
+	r.lastRun = e.now
+	r.stuck = false
+	for moves := 0; ; moves++ {
+		if moves == r.perRun {
+			// The bound stopped the run: the next one goes on.
+			r.tickAt, r.armed = e.now+r.period, true
+			return
+		}
 		best, bestTo := -1, -1
 		var bestEnt rrEnt
-		var bestPrio int32
 		for bi := range r.buckets {
 			b := &r.buckets[bi]
-			if b.live == 0 {
+			if b.live == 0 || b.dead == r.runs {
 				continue
 			}
-			x, ok := b.front(e)
-			if !ok {
+			x, ok := b.first(e.jobs)
+			if !ok || best >= 0 && !rrBefore(x, bestEnt) {
 				continue
 			}
-			c, s, t, k := int(b.key.class), int(b.key.share), int(b.key.typ), int(b.key.k)
-			if due := x.since + r.after[c]; due > e.now {
-				if next < 0 || due < next {
-					next = due
-				}
+			to := e.rerouteTarget(int(b.key.class), int(b.key.share), int(b.key.typ), int(b.key.k))
+			if to < 0 {
+				// Rooms only shrink during a run: none of these jobs moves
+				// in it.
+				b.dead = r.runs
 				continue
 			}
-			if best >= 0 && !rrBefore(b.key.prio, x, bestPrio, bestEnt) {
-				continue
-			}
-			if to := e.rerouteTarget(c, s, t, k); to >= 0 {
-				best, bestTo, bestEnt, bestPrio = bi, to, x, b.key.prio
-			}
+			best, bestTo, bestEnt = bi, to, x
 		}
 		if best < 0 {
 			break
@@ -273,39 +367,42 @@ func (e *engine) reroute() {
 		r.vTeam[j.share][bestTo] += int(j.k)
 		r.forget(bestTo)
 	}
-	// The next run: the next period while jobs are due, else when the
-	// first job becomes due.
-	r.tickAt = e.now + r.period
-	if next >= 0 && r.allNotDue(e) {
-		r.tickAt = max(r.tickAt, r.alignUp(next))
+	// Nothing more can move now: the next run is when a job becomes due,
+	// or when capacity frees (freed).
+	r.stuck = true
+	r.armed = next >= 0
+	if r.armed {
+		r.tickAt = max(e.now+r.period, r.alignUp(next))
 	}
 }
 
-// rrBefore reports whether entry x of priority px comes before entry y of
-// priority py in the re-router's order.
-func rrBefore(px int32, x rrEnt, py int32, y rrEnt) bool {
-	if px != py {
-		return px > py
+// freed notes that instances of some type were freed: a job the last run
+// could not move may move at the next run.
+func (r *rerouter) freed(now int64) {
+	if !r.on || !r.stuck {
+		return
+	}
+	r.stuck = false
+	t := r.alignUp(now)
+	if t <= r.lastRun {
+		t = r.lastRun + r.period
+	}
+	if !r.armed || t < r.tickAt {
+		r.tickAt, r.armed = t, true
+	}
+}
+
+// rrBefore reports whether entry x comes before entry y in the
+// re-router's order: higher scheduling priority, then longer RUNNABLE,
+// then the order they became RUNNABLE in.
+func rrBefore(x, y rrEnt) bool {
+	if x.prio != y.prio {
+		return x.prio > y.prio
 	}
 	if x.since != y.since {
 		return x.since < y.since
 	}
 	return x.seq < y.seq
-}
-
-// allNotDue reports whether no live job is due for a move now: then the
-// re-router need not run again before the first one is.
-func (r *rerouter) allNotDue(e *engine) bool {
-	for bi := range r.buckets {
-		b := &r.buckets[bi]
-		if b.live == 0 {
-			continue
-		}
-		if x, ok := b.front(e); ok && x.since+r.after[b.key.class] <= e.now {
-			return false
-		}
-	}
-	return true
 }
 
 // rerouteTarget is where a job of class c, share s and k instances waiting
