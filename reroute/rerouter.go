@@ -162,6 +162,8 @@ func (r *Rerouter) Handle(ctx context.Context, _ json.RawMessage) (Summary, erro
 		x.sum.Refused += n
 	}
 	r.writeMetrics(x)
+	r.log.Info("rerouter run", "moved", x.sum.Moved, "refused", x.sum.Refused, "skipped", x.sum.Skipped,
+		"deferred", x.sum.Deferred, "stopped", x.stop, "error", err)
 	if len(x.sum.RefusedBy) == 0 {
 		x.sum.RefusedBy = nil
 	}
@@ -245,16 +247,23 @@ func (x *run) do() error {
 		x.sum.RefusedBy[reason] += n
 	}
 	for i, d := range p.moves {
-		if x.stop == "" && !x.stopAt.IsZero() && time.Now().After(x.stopAt) {
-			x.halt(stopDeadline, nil)
-		}
-		if x.stop != "" {
+		if x.late() {
 			x.sum.Deferred += len(p.moves) - i
 			break
 		}
 		x.move(d)
 	}
 	return nil
+}
+
+// late reports whether the run has stopped, stopping it when the
+// invocation's deadline is near (the deadline is the Lambda runtime's wall
+// clock, not Config.Now).
+func (x *run) late() bool {
+	if x.stop == "" && !x.stopAt.IsZero() && time.Now().After(x.stopAt) {
+		x.halt(stopDeadline, nil)
+	}
+	return x.stop != ""
 }
 
 // halt stops the run: no further call is made.
@@ -400,6 +409,9 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 		if busy[oldID] {
 			continue
 		}
+		if x.late() {
+			return busy
+		}
 		for _, cand := range byName[strings.ToLower(ReplacementName(aws.ToString(old.JobName), oldID))] {
 			newID := aws.ToString(cand.JobId)
 			if newID == oldID || busy[newID] {
@@ -462,6 +474,9 @@ func (x *run) failedForCapacity(now int64) []*job {
 		}
 		if !CapacityFailure(aws.ToString(s.StatusReason)) {
 			continue
+		}
+		if x.late() {
+			return out
 		}
 		d, err := x.describe(aws.ToString(s.JobId))
 		if err != nil {

@@ -560,3 +560,20 @@ func TestARunMakesAtMostTheMinutesMoves(t *testing.T) {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 }
+
+// TestOneJobsErrorDoesNotStopTheOthers: Batch refuses the first
+// submission (a ClientException that is no repeated token); no replacement
+// is found after it, the move is refused SUBMIT, and the next job moves.
+func TestOneJobsErrorDoesNotStopTheOthers(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	e.add(spec{class: "research", team: "alpha", priority: 560, it: p5, waited: time.Hour})
+	second := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	e.fake.Script("SubmitServiceJob", batchtest.Fault{Status: 400, Code: "ClientException"})
+	if diff := cmp.Diff(reroute.Summary{Moved: 1, Refused: 1, RefusedBy: map[string]int{reroute.RefusedSubmit: 1}}, e.run(t)); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if subs := e.submitted(t); len(subs) != 1 || subs[0].Tags[contract.TagReroutedFrom] != second {
+		t.Errorf("replacements %+v, want the second job's only", subs)
+	}
+}
