@@ -29,6 +29,10 @@ type checker struct {
 	unordered bool
 	// ckpt: the run models checkpoints (not FIFO)
 	ckpt bool
+	// moves of the re-router's current run: instances moved per team and
+	// type at movedAt
+	movedAt int64
+	moved   map[[2]string]int
 	// sums over the records: jobs, run and lost instance-seconds
 	records   int
 	run, lost int64
@@ -40,6 +44,7 @@ type checker struct {
 type attempts struct {
 	starts, preempts, timeouts, moves int
 	lastStart, open                   int64 // open: start of the running attempt, -1 when none
+	runnable                          int64 // when it last became RUNNABLE
 	run, lost, saved                  int64
 	end                               int64
 	final                             simulate.EventKind
@@ -77,7 +82,7 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 	}
 	a := c.attempt[e.JobID]
 	if a == nil {
-		a = &attempts{open: -1, lastStart: -1, typ: c.jobs[e.JobID].InstanceType}
+		a = &attempts{open: -1, lastStart: -1, typ: c.jobs[e.JobID].InstanceType, runnable: c.jobs[e.JobID].Submit}
 		c.attempt[e.JobID] = a
 	}
 	if e.Kind != simulate.EventMove && e.InstanceType != a.typ {
@@ -117,10 +122,12 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 	case simulate.EventPreempt:
 		delete(c.running, e.JobID)
 		a.preempts++
+		a.runnable = e.At
 		closeAttempt(true)
 	case simulate.EventTimeout:
 		delete(c.running, e.JobID)
 		a.timeouts++
+		a.runnable = e.At
 		closeAttempt(true)
 	case simulate.EventComplete:
 		closeAttempt(false)
@@ -138,8 +145,26 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 			c.errorf("t=%d: %s (%s) moves from %s to %s, not both of its class's reroute types", e.At, e.JobID, e.Class, e.From, e.InstanceType)
 		case a.moves > cl.Reroute.MaxMoves:
 			c.errorf("t=%d: %s moves for the %d-th time, over maxMoves %d", e.At, e.JobID, a.moves, cl.Reroute.MaxMoves)
+		case e.At-a.runnable < int64(cl.Reroute.AfterSeconds) || e.At%int64(c.p.Rerouting.EveryMinutes*60) != 0:
+			c.errorf("t=%d: %s moves after %d s RUNNABLE (afterSeconds %d), or not at a run of the re-router", e.At, e.JobID, e.At-a.runnable, cl.Reroute.AfterSeconds)
+		default:
+			// R23: no room on its type, room on the new one, by
+			// platform.Headroom over the capacity in use and what this run
+			// moved before.
+			if e.At != c.movedAt {
+				c.movedAt, c.moved = e.At, map[[2]string]int{}
+			}
+			team, _ := c.p.Team(e.Team)
+			if h := c.headroom(s, team, e.From); h >= e.Instances {
+				c.errorf("t=%d: %s moves off %s, where team %s has room for %d", e.At, e.JobID, e.From, e.Team, h)
+			}
+			if h := c.headroom(s, team, e.InstanceType); h < e.Instances {
+				c.errorf("t=%d: %s (%d instances) moves to %s, where team %s has room for %d", e.At, e.JobID, e.Instances, e.InstanceType, e.Team, h)
+			}
+			c.moved[[2]string{e.Team, e.InstanceType}] += e.Instances
 		}
 		a.typ = e.InstanceType
+		a.runnable = e.At
 	}
 	if e.Kind == simulate.EventComplete || e.Kind == simulate.EventFail {
 		delete(c.running, e.JobID)
@@ -149,6 +174,26 @@ func (c *checker) Observe(e simulate.Event, s *simulate.State) {
 			c.errorf("t=%d: %s ends with an attempt still running", e.At, e.JobID)
 		}
 	}
+}
+
+// headroom is platform.Headroom of team on instanceType with the capacity
+// in use s and the instances the re-router's current run moved.
+func (c *checker) headroom(s *simulate.State, team platform.Team, instanceType string) int {
+	u := &batchrules.Usage{PerShare: true, ByType: map[string]float64{}, ByShare: map[string]map[string]float64{}}
+	for ti, it := range s.Types {
+		u.ByType[it] = float64(s.Used[ti])
+		for si, name := range s.Teams {
+			if u.ByShare[name] == nil {
+				u.ByShare[name] = map[string]float64{}
+			}
+			u.ByShare[name][it] = float64(s.TeamUsed[si][ti])
+		}
+	}
+	for k, n := range c.moved {
+		u.ByType[k[1]] += float64(n)
+		u.ByShare[k[0]][k[1]] += float64(n)
+	}
+	return c.p.Headroom(team, instanceType, u)
 }
 
 // checkRecord compares a job's record with what its events said.
@@ -248,7 +293,12 @@ func teamIndex(p *platform.Platform, name string) int {
 // platforms and both policies and checks, at every event: capacity per type
 // and per team (borrow limits included) is never exceeded; a higher-class job
 // that fits never waits while a lower-class job of its team starts; every
-// attempt ends (preempted, timed out or completed) before the next starts.
+// attempt ends (preempted, timed out or completed) before the next starts;
+// a move (R23, R24) is of a waiting job, from the type it is on to another
+// of its class's, after afterSeconds RUNNABLE, at a run of the re-router,
+// off a type where its team has no room onto one where it has room
+// (platform.Headroom, counting the run's earlier moves), at most maxMoves
+// times.
 // At the end: every job ended exactly once (completed or failed); each job's
 // record agrees with its events (attempts, preemptions, timeouts, last start,
 // end, wait, lost seconds, outcome); the records' run and lost work add up
