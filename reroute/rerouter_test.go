@@ -577,3 +577,45 @@ func TestOneJobsErrorDoesNotStopTheOthers(t *testing.T) {
 		t.Errorf("replacements %+v, want the second job's only", subs)
 	}
 }
+
+// TestJobsTheRerouterCannotReadStay: runnable jobs of the platform whose
+// payload or tags are not what the submission function writes are left
+// where they are (logged), and the one readable job still moves.
+func TestJobsTheRerouterCannotReadStay(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	good := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	prio, team := 551, "alpha"
+	// 10,240 bytes on p5 (14 characters): 10,241 on p4d (15), over Batch's
+	// limit: refused REQUEST.
+	tail := `","ResourceConfig":{"InstanceCount":1,"InstanceType":"ml.p5.48xlarge"}}`
+	atLimit := `{"Pad":"` + strings.Repeat("x", 10*1024-len(`{"Pad":"`)-len(tail)) + tail
+	for _, bad := range []struct{ payload, moves string }{
+		{payload: `not json`},
+		{payload: `{"AlgorithmSpecification":{}}`},
+		{payload: `{"ResourceConfig":{"InstanceCount":-1,"InstanceType":"ml.p5.48xlarge"}}`},
+		{payload: `{"ResourceConfig":{"InstanceCount":1.5,"InstanceType":"ml.p5.48xlarge"}}`},
+		{payload: `{"ResourceConfig":{"InstanceCount":1e400,"InstanceType":"ml.p5.48xlarge"}}`},
+		{payload: `{"ResourceConfig":{"InstanceCount":1,"InstanceType":"<script>"}}`},
+		{payload: `{"ResourceConfig":{"InstanceCount":1,"InstanceGroups":[{"InstanceCount":1,"InstanceGroupName":"a","InstanceType":"ml.p5.48xlarge"}]}}`},
+		{payload: atLimit},
+		{payload: payload(p5, 1), moves: "many"},
+		{payload: payload(p5, 1), moves: "-3"},
+	} {
+		tags := map[string]string{contract.TagPlatform: "trainq", contract.TagClass: "research", contract.TagTeam: team}
+		if bad.moves != "" {
+			tags[contract.TagMoves] = bad.moves
+		}
+		e.fake.Add(batchtest.Job{Request: batchtest.SubmitRequest{JobName: "bad-1a2b3c4d", JobQueue: testQueue, ServiceJobType: "SAGEMAKER_TRAINING",
+			ServiceRequestPayload: bad.payload, SchedulingPriority: &prio, QuotaShareName: &team, Tags: tags},
+			Status: "RUNNABLE", CreatedAt: t0.Add(-time.Hour).UnixMilli()})
+	}
+	got := e.run(t)
+	want := reroute.Summary{Moved: 1, Refused: 3, RefusedBy: map[string]int{reroute.RefusedMaxMoves: 2, reroute.RefusedRequest: 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("summary (-want +got): the unreadable move counts are at any bound, the payload at the limit cannot grow\n%s", diff)
+	}
+	if subs := e.submitted(t); len(subs) != 1 || subs[0].Tags[contract.TagReroutedFrom] != good {
+		t.Errorf("replacements %d, want the good job's only", len(subs))
+	}
+}
