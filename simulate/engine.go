@@ -551,6 +551,9 @@ func (e *engine) start(idx int32) {
 	j.timesOut = timeout
 	j.end = e.now + run
 	e.ends.push(idx)
+	if e.mode != platform.ModeQuota {
+		e.rr.changed(e.now)
+	}
 	e.stats.attemptStarted(e, j)
 	e.stats.waitingDelta(j, -1)
 	e.observe(EventStart, j, "")
@@ -589,7 +592,7 @@ func (e *engine) stop(idx int32, outcome attemptOutcome) {
 	}
 	e.stats.ran(e, j, d, keep, outcome)
 	e.dirty[t] = true
-	e.rr.freed(e.now)
+	e.rr.changed(e.now)
 	if e.fairShare() && !shareActive(e.runN[s]) {
 		e.reservationChanged()
 	}

@@ -368,7 +368,7 @@ func (e *engine) reroute() {
 		r.forget(bestTo)
 	}
 	// Nothing more can move now: the next run is when a job becomes due,
-	// or when capacity frees (freed).
+	// or when capacity frees (changed).
 	r.stuck = true
 	r.armed = next >= 0
 	if r.armed {
@@ -376,9 +376,11 @@ func (e *engine) reroute() {
 	}
 }
 
-// freed notes that instances of some type were freed: a job the last run
-// could not move may move at the next run.
-func (r *rerouter) freed(now int64) {
+// changed notes that capacity in use changed so that a job the last run
+// could not move may move at the next one: instances were freed, or (fair
+// share, where a job may wait with room because of the compute
+// reservation) any start or stop.
+func (r *rerouter) changed(now int64) {
 	if !r.on || !r.stuck {
 		return
 	}
