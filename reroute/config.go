@@ -38,6 +38,10 @@ const (
 	// DefaultDescribeConcurrency is how many DescribeServiceJob calls run
 	// at once.
 	DefaultDescribeConcurrency = 8
+	// DefaultDescribeTTL is how long a warm instance plans with a
+	// runnable job's description before reading it again (its priority or
+	// tags may change): 10 minutes. A move always reads its job again.
+	DefaultDescribeTTL = 10 * time.Minute
 	// DefaultFailedLookback is how far back (by stoppedAt) a job that
 	// failed for capacity is still resubmitted.
 	DefaultFailedLookback = time.Hour
@@ -78,6 +82,7 @@ type Config struct {
 	MaxDescribes        int
 	DescribeConcurrency int
 	FailedLookback      time.Duration
+	DescribeTTL         time.Duration
 	CallTimeout         time.Duration
 	DeadlineMargin      time.Duration
 	// RelookDelays replace DefaultRelookDelays (tests give zeros).

@@ -21,6 +21,12 @@ import (
 // move (finish). A failed job has nothing to terminate.
 func (x *run) move(dc decision) {
 	j := dc.j
+	if !j.failed {
+		var ok bool
+		if j, ok = x.reread(j); !ok {
+			return
+		}
+	}
 	name := ReplacementName(j.name, j.id)
 	found, err := x.findReplacement(name, j.id)
 	if err != nil {
@@ -78,6 +84,34 @@ func (x *run) move(dc decision) {
 		return
 	}
 	x.finish(pair{oldID: j.id, newID: newID, newStatus: types.ServiceJobStatusSubmitted, to: dc.to})
+}
+
+// reread describes a planned runnable job again, since the plan may have
+// read it from the cache: the move goes on with what Batch says now — the
+// job's current priority and tags — only if it is still waiting on the
+// same type, past its class's threshold, with the same move count.
+func (x *run) reread(j *job) (*job, bool) {
+	d, err := x.describe(j.id)
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+			x.sum.Deferred++
+			return nil, false
+		}
+		x.refuse(RefusedSubmit, j, "describe the job before moving it failed", err)
+		return nil, false
+	}
+	now := x.r.cfg.Now().UnixMilli()
+	f := x.read(d, now)
+	switch {
+	case f == nil || !pendingStatuses[d.Status]:
+		return nil, false // started, ended, or no longer readable: nothing to move
+	case f.instanceType != j.instanceType || f.instances != j.instances || f.moves != j.moves || f.class.Name != j.class.Name ||
+		f.class.Reroute == nil || now-f.since < int64(f.class.Reroute.AfterSeconds)*1000:
+		x.sum.Skipped++
+		return nil, false
+	}
+	return f, true
 }
 
 // predecessorLive reports whether the failed job j replaced a job that is

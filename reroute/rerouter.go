@@ -34,6 +34,9 @@ type Rerouter struct {
 	tokens   float64 // moves the per-minute bound allows now
 	tokensAt time.Time
 	seeded   bool // the bucket was started from Batch's listing
+	// cache holds the runnable jobs' descriptions of the last run, for
+	// planning only: a move describes its job again first.
+	cache map[string]cached
 }
 
 // New checks cfg and returns a Rerouter.
@@ -71,6 +74,9 @@ func New(cfg Config) (*Rerouter, error) {
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.DescribeTTL <= 0 {
+		cfg.DescribeTTL = DefaultDescribeTTL
 	}
 	if cfg.DeadlineMargin <= 0 {
 		cfg.DeadlineMargin = DefaultDeadlineMargin
@@ -301,14 +307,31 @@ func (x *run) list(status types.ServiceJobStatus, maxPages int) ([]types.Service
 	return out, nil
 }
 
-// describeAll describes jobs concurrently; a job whose description fails
-// is left out (and the run stops when Batch throttles).
+// describeAll returns the descriptions of jobs: from the instance's cache
+// when read within Config.DescribeTTL, else described, concurrently. A job
+// whose description fails is left out (and the run stops when Batch
+// throttles). The cache keeps only jobs, so it stays as large as one
+// listing.
 func (x *run) describeAll(jobs []types.ServiceJobSummary) map[string]*batch.DescribeServiceJobOutput {
+	r := x.r
+	now := r.cfg.Now()
 	out := make(map[string]*batch.DescribeServiceJobOutput, len(jobs))
+	keep := make(map[string]cached, len(jobs))
+	var todo []string
+	r.mu.Lock()
+	for _, s := range jobs {
+		id := aws.ToString(s.JobId)
+		if c, ok := r.cache[id]; ok && now.Sub(c.at) < r.cfg.DescribeTTL && now.Sub(c.at) >= 0 {
+			out[id], keep[id] = c.d, c
+		} else {
+			todo = append(todo, id)
+		}
+	}
+	r.mu.Unlock()
 	var mu sync.Mutex
 	work := make(chan string)
 	var wg sync.WaitGroup
-	for w := 0; w < x.r.cfg.DescribeConcurrency; w++ {
+	for w := 0; w < r.cfg.DescribeConcurrency; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -317,28 +340,37 @@ func (x *run) describeAll(jobs []types.ServiceJobSummary) map[string]*batch.Desc
 				mu.Lock()
 				switch {
 				case err == nil:
-					out[id] = d
+					out[id], keep[id] = d, cached{d: d, at: now}
 				case isThrottle(err):
 					x.halt(stopThrottled, err)
 				default:
-					x.r.log.Warn("describe job failed; it is read again next run", "jobId", id, "error", err)
+					r.log.Warn("describe job failed; it is read again next run", "jobId", id, "error", err)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, s := range jobs {
+	for _, id := range todo {
 		mu.Lock()
 		stopped := x.stop != ""
 		mu.Unlock()
 		if stopped {
 			break
 		}
-		work <- aws.ToString(s.JobId)
+		work <- id
 	}
 	close(work)
 	wg.Wait()
+	r.mu.Lock()
+	r.cache = keep
+	r.mu.Unlock()
 	return out
+}
+
+// cached is a runnable job's description and when it was read.
+type cached struct {
+	d  *batch.DescribeServiceJobOutput
+	at time.Time
 }
 
 func (x *run) describe(id string) (*batch.DescribeServiceJobOutput, error) {

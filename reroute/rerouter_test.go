@@ -619,3 +619,29 @@ func TestJobsTheRerouterCannotReadStay(t *testing.T) {
 		t.Errorf("replacements %d, want the good job's only", len(subs))
 	}
 }
+
+// TestAWarmInstancePlansFromItsCacheAndMovesWhatBatchSaysNow: a warm
+// instance does not describe again a runnable job it read within the TTL
+// (10 minutes), but describes a job again before moving it, so that the
+// replacement gets the priority the job has now.
+func TestAWarmInstancePlansFromItsCacheAndMovesWhatBatchSaysNow(t *testing.T) {
+	e := newEnv(t, nil)
+	full := map[string]map[string]float64{"alpha": {p5: 4, p4d: 4, g5: 2}}
+	e.use(full)
+	id := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	e.run(t) // nowhere to go: skipped, described once
+	describes := len(e.fake.Calls("DescribeServiceJob"))
+	e.now = e.now.Add(time.Minute)
+	if got := e.run(t); got.Skipped != 1 || len(e.fake.Calls("DescribeServiceJob")) != describes {
+		t.Errorf("warm run: %+v, %d descriptions, want skipped and none", got, len(e.fake.Calls("DescribeServiceJob"))-describes)
+	}
+	e.fake.SetPriority(id, 590)
+	e.use(saturatedP5)
+	e.now = e.now.Add(time.Minute)
+	if got := e.run(t); got.Moved != 1 {
+		t.Fatalf("run after p4d freed: %+v, want 1 moved", got)
+	}
+	if s := e.submitted(t)[0]; s.SchedulingPriority == nil || *s.SchedulingPriority != 590 {
+		t.Errorf("replacement priority %v, want the job's current 590", s.SchedulingPriority)
+	}
+}

@@ -93,3 +93,16 @@ func (s *Server) SetStatusReason(id, reason string) bool {
 	j.StatusReason = reason
 	return true
 }
+
+// SetPriority sets job id's schedulingPriority, as UpdateServiceJob would;
+// it reports whether the job exists.
+func (s *Server) SetPriority(id string, priority int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.find(id)
+	if j == nil {
+		return false
+	}
+	j.Request.SchedulingPriority = &priority
+	return true
+}
