@@ -21,6 +21,10 @@ import (
 // move (finish). A failed job has nothing to terminate.
 func (x *run) move(dc decision) {
 	j := dc.j
+	if !x.canTake() {
+		x.refuse(RefusedRate, j, fmt.Sprintf("at most %d moves a minute (rerouting.maxMovesPerMinute)", x.r.cfg.Platform.Rerouting.MaxMovesPerMinute), nil)
+		return
+	}
 	if !j.failed {
 		var ok bool
 		if j, ok = x.reread(j); !ok {
@@ -411,6 +415,20 @@ func withInstanceType(payload, instanceType string) ([]byte, error) {
 		return nil, fmt.Errorf("serviceRequestPayload: %w", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// canTake reports whether take would succeed now, spending nothing: a move
+// the bound refuses costs no call.
+func (x *run) canTake() bool {
+	r := x.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := float64(r.cfg.Platform.Rerouting.MaxMovesPerMinute)
+	tokens := r.tokens
+	if elapsed := r.cfg.Now().Sub(r.tokensAt); elapsed > 0 {
+		tokens = min(n, tokens+elapsed.Seconds()*n/60)
+	}
+	return x.submitted < int(n) && tokens >= 1
 }
 
 // take spends one move of the per-minute bound: a bucket of

@@ -235,6 +235,17 @@ func TestPerMinuteBound(t *testing.T) {
 	if n := len(e.fake.Calls("SubmitServiceJob")); n != 4 {
 		t.Errorf("%d submissions, want 4", n)
 	}
+	// A move the bound refuses costs no call: one look-up by name per
+	// submission.
+	lookups := 0
+	for _, c := range e.fake.Calls("ListServiceJobs") {
+		if strings.Contains(string(c.Body), "JOB_NAME") {
+			lookups++
+		}
+	}
+	if lookups != 4 {
+		t.Errorf("%d look-ups by name, want 4", lookups)
+	}
 }
 
 // TestCrashBetweenSubmitAndTerminate: the old job's termination fails
