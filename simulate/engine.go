@@ -413,6 +413,7 @@ func (e *engine) loop(src Source) error {
 			// by the pass that follows.
 			e.reroute()
 			e.schedule()
+			e.rr.placed(e)
 		}
 		if e.err != nil {
 			return e.err

@@ -44,6 +44,11 @@ type rerouter struct {
 	// frees (a stop) or another job becomes due, no run could move one:
 	// rooms only shrink as jobs start, and jobs of one rrKey move alike.
 	stuck bool
+	// everyPeriod (tests only) runs the re-router every period while jobs
+	// wait, stuck or not.
+	everyPeriod bool
+	// moved are the jobs the last run moved, with their entry's sequence.
+	moved []rrEnt
 
 	vUsed []int   // a run's view of the instances in use per type…
 	vTeam [][]int // …and per share and type, counting its own moves
@@ -332,6 +337,7 @@ func (e *engine) reroute() {
 	}
 	r.lastRun = e.now
 	r.stuck = false
+	r.moved = r.moved[:0]
 	for moves := 0; ; moves++ {
 		if moves == r.perRun {
 			// The bound stopped the run: the next one goes on.
@@ -363,16 +369,38 @@ func (e *engine) reroute() {
 		}
 		e.move(bestEnt.idx, bestTo)
 		j := &e.jobs[bestEnt.idx]
+		r.moved = append(r.moved, rrEnt{idx: bestEnt.idx, seq: j.rrSeq})
 		r.vUsed[bestTo] += int(j.k)
 		r.vTeam[j.share][bestTo] += int(j.k)
 		r.forget(bestTo)
 	}
 	// Nothing more can move now: the next run is when a job becomes due,
 	// or when capacity frees (changed).
+	if r.everyPeriod {
+		r.tickAt, r.armed = e.now+r.period, true
+		return
+	}
 	r.stuck = true
 	r.armed = next >= 0
 	if r.armed {
 		r.tickAt = max(e.now+r.period, r.alignUp(next))
+	}
+}
+
+// placed is called after the pass that follows a run. A job the run moved
+// that did not start (fair share's reservation may hold it back) no longer
+// counts against its new type's room at the next run, so the next run may
+// move another: the run was not stuck.
+func (r *rerouter) placed(e *engine) {
+	if !r.stuck {
+		return
+	}
+	for _, x := range r.moved {
+		if j := &e.jobs[x.idx]; j.state == stWaiting && (x.seq == 0 || j.rrSeq == x.seq) {
+			r.stuck = false
+			r.tickAt, r.armed = e.now+r.period, true
+			return
+		}
 	}
 }
 
