@@ -233,7 +233,27 @@ func (x *run) abandon(old *job, p pair) {
 // count counts one finished move of j to to.
 func (x *run) count(j *job, to string) {
 	x.sum.Moved++
-	x.moved[moveKey{class: j.class.Name, team: j.team.Name, from: j.instanceType, to: to}]++
+	x.moved[moveKey{class: dimension(j.class.Name), team: dimension(j.team.Name), from: dimension(j.instanceType), to: dimension(to)}]++
+}
+
+// unknownDimension stands for a dimension value a metric line cannot
+// carry: empty, or read from a tag that is no platform name.
+const unknownDimension = "unknown"
+
+// dimension is s if CloudWatch takes it as a dimension value (1 to 255
+// printable ASCII characters; platform names and instance types always
+// are), else unknownDimension, so that one odd job never costs the run's
+// metric line.
+func dimension(s string) string {
+	if s == "" || len(s) > 255 {
+		return unknownDimension
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return unknownDimension
+		}
+	}
+	return s
 }
 
 // refuse counts a refused move of j and logs why.

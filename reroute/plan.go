@@ -47,18 +47,18 @@ func RefusalReasons() []string {
 // job is what the re-router knows of one of the platform's jobs, read from
 // DescribeServiceJob.
 type job struct {
-	id, arn, name, status string
-	class                 platform.Class
-	team                  platform.Team
-	priority              int
-	instanceType          string // "" when the payload names none (instance groups)
-	instances             int
-	moves                 int
-	since                 int64 // when it last became RUNNABLE (Unix ms); when it stopped, for a failed job
-	failed                bool  // FAILED for capacity: resubmitted, nothing to terminate
-	blocked               bool  // RUNNABLE, but Batch says SageMaker lacks capacity for its type
-	payload               string
-	d                     *batch.DescribeServiceJobOutput
+	id, name, status string
+	class            platform.Class
+	team             platform.Team
+	priority         int
+	instanceType     string // "" when the payload names none (instance groups)
+	instances        int
+	moves            int
+	since            int64 // when it last became RUNNABLE (Unix ms); when it stopped, for a failed job
+	failed           bool  // FAILED for capacity: resubmitted, nothing to terminate
+	blocked          bool  // RUNNABLE, but Batch says SageMaker lacks capacity for its type
+	payload          string
+	d                *batch.DescribeServiceJobOutput
 }
 
 // decision is one planned move.

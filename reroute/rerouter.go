@@ -385,7 +385,7 @@ func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
 	if d.Tags[contract.TagPlatform] != p.Name {
 		return nil
 	}
-	j := &job{id: aws.ToString(d.JobId), arn: aws.ToString(d.JobArn), name: aws.ToString(d.JobName), status: string(d.Status),
+	j := &job{id: aws.ToString(d.JobId), name: aws.ToString(d.JobName), status: string(d.Status),
 		priority: int(aws.ToInt32(d.SchedulingPriority)), payload: aws.ToString(d.ServiceRequestPayload), d: d}
 	var ok bool
 	if c := d.Tags[contract.TagClass]; c != "" {
