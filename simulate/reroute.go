@@ -19,9 +19,9 @@ import (
 // the simulator's passes start jobs by), at least the job's instances —
 // keeping class, team, priority and the trace's submission time (for
 // waits); Batch sees a new job, so it queues at the time of the move. A run
-// moves at most
-// rerouting.maxMovesPerMinute jobs of all classes, oldest RUNNABLE first, and
-// a job moves at most reroute.maxMoves times. Off under FIFO.
+// moves at most rerouting.maxMovesPerMinute jobs of all classes, higher
+// priority first, then the longest RUNNABLE (the deployed re-router's
+// order), and a job moves at most reroute.maxMoves times. Off under FIFO.
 
 // rerouter holds the re-routing queues of one run.
 type rerouter struct {
