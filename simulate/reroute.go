@@ -76,7 +76,7 @@ type rrBucket struct {
 	head int
 	due  []rrEnt
 	live int
-	dead int64 // the run that found its first job unable to move, +1
+	dead int64 // the run (rerouter.runs) that found its jobs unable to move
 }
 
 type rrEnt struct {
@@ -312,9 +312,9 @@ func (e *engine) computeRoom(s, t int) int {
 // the run, the first job that may move (R23) moves, in the order the
 // deployed re-router walks them (the order Batch starts jobs in): higher
 // scheduling priority first, then the longest RUNNABLE, then the order
-// they became RUNNABLE in. The run's
-// view of capacity counts the jobs it moved as if they held their
-// instances on the new type, so that two jobs never move into room for one.
+// they became RUNNABLE in. The run's view of capacity counts the jobs it
+// moved as if they held their instances on the new type, so that two jobs
+// never move into room for one.
 func (e *engine) reroute() {
 	r := &e.rr
 	r.runs++
