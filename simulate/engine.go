@@ -138,7 +138,6 @@ type job struct {
 	id        string
 	submit    int64 // the trace's submission: waits count from it
 	qsubmit   int64 // its place in the queue: submit, or when it was last moved
-	since     int64 // when it last became RUNNABLE (submitted, requeued, moved)
 	duration  int64
 	remaining int64 // work left: duration less what checkpoints kept
 	saved     int64 // seconds of its attempts that checkpoints kept
@@ -147,7 +146,7 @@ type job struct {
 	start     int64 // start of the current (or last) attempt
 	end       int64 // end of the running attempt
 	runTotal  int64 // seconds run by all attempts
-	lost      int64 // seconds run by attempts that did not complete
+	lost      int64 // seconds run by attempts that did not complete, less what checkpoints kept
 	prio      int32 // AWS Batch scheduling priority
 	k         int32 // instances
 	starts    int32 // attempts started
@@ -517,7 +516,6 @@ func (e *engine) neverFits(j *job) string {
 func (e *engine) enqueue(idx int32) {
 	j := &e.jobs[idx]
 	j.state = stWaiting
-	j.since = e.now
 	en := qent{submit: j.qsubmit, order: j.order, prio: j.prio, idx: idx}
 	if e.policy == PolicyFIFO {
 		e.fifo.push(en)
