@@ -64,7 +64,7 @@ func (x *run) move(dc decision) {
 		return
 	}
 	newID := ""
-	out, err := x.r.cfg.Batch.SubmitServiceJob(x.call(), in)
+	out, err := x.submit(in)
 	if err == nil {
 		newID = aws.ToString(out.JobId)
 	} else {
@@ -183,7 +183,7 @@ func (x *run) finish(p pair) {
 	}
 	switch {
 	case pendingStatuses[od.Status]:
-		if _, err := cfg.Batch.TerminateServiceJob(x.call(), &batch.TerminateServiceJobInput{JobId: aws.String(p.oldID), Reason: aws.String(contract.ReroutedReason(p.newID, p.to))}); err != nil {
+		if err := x.terminate(p.oldID, contract.ReroutedReason(p.newID, p.to)); err != nil {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
 			}
@@ -215,7 +215,7 @@ func (x *run) abandon(old *job, p pair) {
 	}
 	switch {
 	case pendingStatuses[nd.Status]:
-		if _, err := x.r.cfg.Batch.TerminateServiceJob(x.call(), &batch.TerminateServiceJobInput{JobId: aws.String(p.newID), Reason: aws.String(contract.RerouteAbandonedReason(p.oldID, old.status))}); err != nil {
+		if err := x.terminate(p.newID, contract.RerouteAbandonedReason(p.oldID, old.status)); err != nil {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
 			}
@@ -280,7 +280,7 @@ func (x *run) findReplacement(name, oldID string) (*batch.DescribeServiceJobOutp
 		Filters:  []types.KeyValuesPair{{Name: aws.String("JOB_NAME"), Values: []string{name}}},
 	}
 	for page := 0; page < maxLookupPages; page++ {
-		out, err := x.r.cfg.Batch.ListServiceJobs(x.call(), in)
+		out, err := x.listPage(in)
 		if err != nil {
 			return nil, err
 		}

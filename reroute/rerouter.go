@@ -139,10 +139,14 @@ func isLive(s types.ServiceJobStatus) bool {
 type run struct {
 	r      *Rerouter
 	ctx    context.Context
-	stopAt time.Time // zero: no deadline
-	sum    Summary
-	moved  map[moveKey]int
-	stop   string
+	stopAt time.Time // no move starts later; zero: no deadline
+	// callsBy is when every Batch call must have ended, so that the run
+	// answers and writes its metric lines before the invocation's
+	// deadline; zero: no deadline.
+	callsBy time.Time
+	sum     Summary
+	moved   map[moveKey]int
+	stop    string
 	// submitted counts the submissions of the run (at most
 	// rerouting.maxMovesPerMinute).
 	submitted int
@@ -160,7 +164,9 @@ func (r *Rerouter) Handle(ctx context.Context, _ json.RawMessage) (Summary, erro
 	x := &run{r: r, ctx: ctx, moved: map[moveKey]int{}}
 	x.sum.RefusedBy = map[string]int{}
 	if dl, ok := ctx.Deadline(); ok {
-		x.stopAt = dl.Add(-min(r.cfg.DeadlineMargin, time.Until(dl)/5))
+		left := time.Until(dl)
+		x.stopAt = dl.Add(-min(r.cfg.DeadlineMargin, left/5))
+		x.callsBy = dl.Add(-min(time.Second, left/20))
 	}
 	err := x.do()
 	x.sum.Stopped = x.stop
@@ -173,8 +179,19 @@ func (r *Rerouter) Handle(ctx context.Context, _ json.RawMessage) (Summary, erro
 	if len(x.sum.RefusedBy) == 0 {
 		x.sum.RefusedBy = nil
 	}
+	if err != nil {
+		err = boundedError{err}
+	}
 	return x.sum, err
 }
+
+// boundedError is an error whose text is cut at contract.MaxLoggedChars:
+// the run's error is the invocation's answer and a line of its log, and an
+// SDK error may quote what Batch sent whole.
+type boundedError struct{ err error }
+
+func (e boundedError) Error() string { return contract.Cut(e.err.Error(), contract.MaxLoggedChars) }
+func (e boundedError) Unwrap() error { return e.err }
 
 func (x *run) do() error {
 	cfg := x.r.cfg
@@ -220,7 +237,7 @@ func (x *run) do() error {
 		return nil
 	}
 
-	snap, err := x.r.cfg.Batch.GetJobQueueSnapshot(x.call(), &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(cfg.JobQueue)})
+	snap, err := x.snapshot()
 	if err != nil {
 		if isThrottle(err) {
 			x.halt(stopThrottled, err)
@@ -280,20 +297,12 @@ func (x *run) halt(reason string, err error) {
 	}
 }
 
-// call is a context for one Batch call.
-func (x *run) call() context.Context {
-	ctx, cancel := context.WithTimeout(x.ctx, x.r.cfg.CallTimeout)
-	// The call ends before its timeout or with it; the timer is freed then.
-	context.AfterFunc(ctx, cancel)
-	return ctx
-}
-
 // list reads up to maxPages pages of the queue's jobs in status.
 func (x *run) list(status types.ServiceJobStatus, maxPages int) ([]types.ServiceJobSummary, error) {
 	in := &batch.ListServiceJobsInput{JobQueue: aws.String(x.r.cfg.JobQueue), JobStatus: status}
 	var out []types.ServiceJobSummary
 	for page := 0; page < maxPages; page++ {
-		res, err := x.r.cfg.Batch.ListServiceJobs(x.call(), in)
+		res, err := x.listPage(in)
 		if err != nil {
 			return out, err
 		}
@@ -371,10 +380,6 @@ func (x *run) describeAll(jobs []types.ServiceJobSummary) map[string]*batch.Desc
 type cached struct {
 	d  *batch.DescribeServiceJobOutput
 	at time.Time
-}
-
-func (x *run) describe(id string) (*batch.DescribeServiceJobOutput, error) {
-	return x.r.cfg.Batch.DescribeServiceJob(x.call(), &batch.DescribeServiceJobInput{JobId: aws.String(id)})
 }
 
 // read turns a description into a job of the platform, or nil for a job of
