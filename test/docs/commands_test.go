@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -310,4 +311,70 @@ func run(t *testing.T, e example, dir, exe string, args, env []string) {
 	if !slices.Equal(got, want) {
 		t.Errorf("%s: the output shown differs from the command's.\nshown:\n%s\nprinted:\n%s", e, strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
+}
+
+// figure matches a measured speed, time or size as benchmarks report them:
+// "16.4 ms", "56 µs", "1.81 s", "241,000 jobs/s", "18.4 MiB", "1.6 GB".
+// Limits and settings ("10 KiB", "600 s", "64 KiB") are whole numbers of
+// seconds or KiB, which it leaves out.
+var figure = regexp.MustCompile(`\b\d[\d,]*(\.\d+)?\s?(ms|µs|ns/op|jobs/s|jobs/min|MiB|GiB|MB|GB)(\s|$|[.,;)|])|\b\d+\.\d+ s\b`)
+
+// date is an ISO date, as a figure's measurement is dated.
+var date = regexp.MustCompile(`\b20\d\d-\d\d-\d\d\b`)
+
+// producer names what measured a figure: a script under bench/, a Go
+// benchmark, or the command timed.
+var producer = regexp.MustCompile("bench/|Benchmark[A-Z]|go test")
+
+// TestPerformanceFiguresNameTheirBenchmarkAndDate: a section of the README
+// or docs/*.md that gives a measured figure (a time in ms or µs, a rate, a
+// size) also names what measured it and when, so that a reader can rerun it
+// and knows how old it is.
+func TestPerformanceFiguresNameTheirBenchmarkAndDate(t *testing.T) {
+	root := repoRoot(t)
+	checked := 0
+	for _, file := range documents(t, root) {
+		b, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range sections(string(b)) {
+			m := strings.TrimRight(figure.FindString(sec.text), " \t\n.,;)|]")
+			if m == "" {
+				continue
+			}
+			checked++
+			if !date.MatchString(sec.text) || !producer.MatchString(sec.text) {
+				t.Errorf("%s:%d (section %q): gives %q but not both the benchmark (a bench/ script, a Benchmark… name or the go test command) and the date (YYYY-MM-DD) that measured it", file, sec.line, sec.title, m)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("found no section with a measured figure: the pattern is out of date (the docs measure cold starts and simulator speed)")
+	}
+}
+
+type section struct {
+	title string
+	line  int
+	text  string
+}
+
+// sections cuts a Markdown page at its headings (outside code blocks).
+func sections(page string) []section {
+	var out []section
+	cur := section{title: "(top)", line: 1}
+	fenced := false
+	for i, l := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+		}
+		if !fenced && strings.HasPrefix(l, "#") {
+			out = append(out, cur)
+			cur = section{title: strings.TrimSpace(strings.TrimLeft(l, "#")), line: i + 1}
+			continue
+		}
+		cur.text += l + "\n"
+	}
+	return append(out, cur)
 }
