@@ -284,7 +284,7 @@ func script(fake *batchtest.Server, rng *rand.Rand) {
 	// leaving old job and replacement both live, as a crash would, for a
 	// later run to finish.
 	terminate := draw(400, odd{0.06, lost}, odd{0.03, batchtest.ServerError}, odd{0.01, batchtest.Throttle})
-	at := rng.IntN(300)
+	at := rng.IntN(100) // within the first run's terminations
 	for i := at; i < at+15; i++ {
 		terminate[i] = batchtest.ServerError
 	}
