@@ -76,32 +76,6 @@ type planned struct {
 	skipped int
 }
 
-// Headroom is how many instances of instanceType a job of team could get
-// now according to the usage u of a queue snapshot (nil: nothing in use),
-// by the rule the submission function's instance-type fallback uses:
-// fair-share mode, or quota mode without per-share usage, the pool's free
-// instances; quota mode, none for a team without quota for the type, else
-// the team's quota share's headroom by AWS Batch's rules
-// (batchrules.TypeState.Room). A test holds it equal to submit.Headroom.
-func Headroom(p *platform.Platform, team platform.Team, instanceType string, u *batchrules.Usage) int {
-	pool := p.PoolInstances(instanceType)
-	switch {
-	case p.Scheduling.Mode == platform.ModeFairShare:
-		return pool - u.TotalInstances(instanceType)
-	case team.CapacityOf(instanceType) <= 0:
-		return 0
-	case u == nil || !u.PerShare:
-		return pool - u.TotalInstances(instanceType)
-	}
-	shares := p.QuotaShares()
-	for i, s := range shares {
-		if s.Name == team.Name {
-			return batchrules.StateOf(instanceType, pool, shares, u).Room(i).Headroom()
-		}
-	}
-	return 0
-}
-
 // order sorts jobs as Batch would start them: higher scheduling priority
 // first, then the longest waiting, then by id (a deterministic tie-break).
 func order(jobs []*job) {
@@ -128,7 +102,8 @@ func order(jobs []*job) {
 //     reroute.instanceTypes, it waited at least reroute.afterSeconds (a
 //     failed job need not wait) — that does not fit on its type (or whose
 //     type SageMaker cannot provide now) moves to the first other type of
-//     the list with room for its instances, which it then takes, so that
+//     the list with room for its instances (platform.RerouteTarget, the
+//     rule trainq status explains a wait with), which it then takes, so that
 //     two moves never count on the same free instances; unless its lineage
 //     moved reroute.maxMoves times already (refused, MAX_MOVES);
 //   - every other job waits and takes nothing.
@@ -136,7 +111,7 @@ func plan(p *platform.Platform, jobs []*job, u *batchrules.Usage, now int64) pla
 	out := planned{refused: map[string]int{}}
 	order(jobs)
 	for _, j := range jobs {
-		if !j.failed && !j.blocked && j.instanceType != "" && Headroom(p, j.team, j.instanceType, u) >= j.instances {
+		if !j.failed && !j.blocked && j.instanceType != "" && p.Headroom(j.team, j.instanceType, u) >= j.instances {
 			take(u, j.team.Name, j.instanceType, j.instances)
 			continue
 		}
@@ -147,13 +122,7 @@ func plan(p *platform.Platform, jobs []*job, u *batchrules.Usage, now int64) pla
 		if !j.failed && now-j.since < int64(rr.AfterSeconds)*1000 {
 			continue
 		}
-		to := ""
-		for _, t := range rr.InstanceTypes {
-			if t != j.instanceType && Headroom(p, j.team, t, u) >= j.instances {
-				to = t
-				break
-			}
-		}
+		to, _ := p.RerouteTarget(j.class, j.team, j.instanceType, j.instances, u)
 		switch {
 		case to == "":
 			out.skipped++
