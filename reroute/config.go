@@ -43,7 +43,8 @@ const (
 	// tags may change): 10 minutes. A move always reads its job again.
 	DefaultDescribeTTL = 10 * time.Minute
 	// DefaultFailedLookback is how far back (by stoppedAt) a job that
-	// failed for capacity is still resubmitted.
+	// failed for capacity is still resubmitted: an hour, or two periods of
+	// the schedule (rerouting.everyMinutes) if longer.
 	DefaultFailedLookback = time.Hour
 	// DefaultCallTimeout bounds one Batch call with its retries.
 	DefaultCallTimeout = 15 * time.Second

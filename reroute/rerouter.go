@@ -72,7 +72,9 @@ func New(cfg Config) (*Rerouter, error) {
 	def(&cfg.MaxDescribes, DefaultMaxDescribes)
 	def(&cfg.DescribeConcurrency, DefaultDescribeConcurrency)
 	if cfg.FailedLookback <= 0 {
-		cfg.FailedLookback = DefaultFailedLookback
+		// At least two periods of the schedule, so that a run missed
+		// (throttled, timed out) leaves the next one time to see the job.
+		cfg.FailedLookback = max(DefaultFailedLookback, 2*time.Duration(cfg.Platform.Rerouting.EveryMinutes)*time.Minute)
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = DefaultCallTimeout
