@@ -27,8 +27,9 @@ type BatchAPI interface {
 // Defaults of Config.
 const (
 	// DefaultMaxPages bounds the ListServiceJobs pages (100 jobs each) read
-	// per job status per run: 20 pages, 2,000 jobs.
-	DefaultMaxPages = 20
+	// per job status per run: 50 pages, 5,000 jobs. Batch lists the most
+	// recent first, so a longer queue's oldest jobs are not seen.
+	DefaultMaxPages = 50
 	// DefaultMaxFailedPages bounds the pages of FAILED jobs read per run.
 	DefaultMaxFailedPages = 5
 	// DefaultMaxDescribes bounds the DescribeServiceJob calls of one run's
