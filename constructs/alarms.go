@@ -33,6 +33,7 @@ const (
 	AlarmRerouterErrors       = "rerouter-errors"
 	AlarmRerouterThrottles    = "rerouter-throttles"
 	AlarmReroutesRefused      = "reroutes-refused"
+	AlarmRerouteRanTwice      = "reroute-ran-twice"
 )
 
 // AlarmJobFailed names the alarm on any failed job of class.
@@ -445,7 +446,7 @@ func (f *AlarmFactory) AddRerouterAlarms(r Rerouter, thresholds *RerouterAlarmTh
 	f.AddAlarm(AlarmReroutesRefused, &AlarmProps{
 		Description: fmt.Sprintf("AWS Batch refused %d or more of the re-router's moves (%s) in %d minutes; "+
 			"the re-router's log says which job and why. Moves stopped by the platform's own bounds (%s, %s) do not count. "+
-			"Missing data: no refused move, not breaching.", t.RefusedMoves, strings.Join(reasons, ", "), t.RefusedWindowSeconds/minute, RefusedRate, RefusedMaxMoves),
+			"Missing data: no refused move, not breaching.", t.RefusedMoves, strings.Join(reasons, ", "), t.RefusedWindowSeconds/minute, metrics.RefusedRate, metrics.RefusedMaxMoves),
 		Metric: awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
 			Expression:   jsii.String(expr),
 			UsingMetrics: &using,
@@ -453,6 +454,13 @@ func (f *AlarmFactory) AddRerouterAlarms(r Rerouter, thresholds *RerouterAlarmTh
 			Period:       period(t.RefusedWindowSeconds),
 		}),
 		Threshold: float64(t.RefusedMoves),
+	})
+	f.AddAlarm(AlarmRerouteRanTwice, &AlarmProps{
+		Description: "A job the re-router was moving started on both instance types before either could be terminated " +
+			"(ReroutesRefused, reason " + metrics.RefusedBothStarted + "): the training job runs twice until someone cancels one; " +
+			"the re-router's log names both jobs. Missing data: none happened, not breaching.",
+		Metric:    r.MetricReroutesRefused(metrics.RefusedBothStarted, statPeriod("Sum", 5*minute, "")),
+		Threshold: 1,
 	})
 }
 

@@ -18,30 +18,18 @@ import (
 	"github.com/trainq/trainq/platform"
 )
 
-// Why the re-router refused a move it had decided on: the values of the
-// Reason dimension of metrics.ReroutesRefused.
-const (
-	// RefusedSubmit: AWS Batch refused to submit the job on the new type.
-	RefusedSubmit = "SUBMIT"
-	// RefusedTerminate: AWS Batch refused to terminate the old job after the
-	// new one was submitted (the next run terminates it).
-	RefusedTerminate = "TERMINATE"
-	// RefusedRate: the platform's moves per minute were used up.
-	RefusedRate = "RATE"
-	// RefusedMaxMoves: the job's lineage had moved its class's maxMoves times.
-	RefusedMaxMoves = "MAX_MOVES"
-)
-
 // RerouteRefusalReasons are the reasons of metrics.ReroutesRefused, in a
-// fixed order.
-func RerouteRefusalReasons() []string {
-	return []string{RefusedSubmit, RefusedTerminate, RefusedRate, RefusedMaxMoves}
-}
+// fixed order: metrics.RefusalReasons, the list the re-router writes.
+func RerouteRefusalReasons() []string { return metrics.RefusalReasons() }
 
-// PagingRefusalReasons are the refusals that page on-call: those where AWS
-// Batch refused a call. RATE and MAX_MOVES are the platform's bounds doing
-// their work.
-func PagingRefusalReasons() []string { return []string{RefusedSubmit, RefusedTerminate} }
+// PagingRefusalReasons are the refusals the reroutes-refused alarm counts:
+// those where AWS Batch refused a call. RATE and MAX_MOVES are the
+// platform's bounds doing their work, STARTED a move Batch made moot by
+// starting the job where it was, REQUEST a job too large to move (each
+// logged); BOTH_STARTED has an alarm of its own (reroute-ran-twice).
+func PagingRefusalReasons() []string {
+	return []string{metrics.RefusedSubmit, metrics.RefusedTerminate}
+}
 
 // maxRerouterTimeoutSecs bounds the function's timeout (Lambda allows 900 s).
 const maxRerouterTimeoutSecs = 900

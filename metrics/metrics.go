@@ -151,11 +151,45 @@ var (
 	JobsRerouted = Metric{"JobsRerouted", UnitCount, [][]string{
 		{Queue, Class, Team, FromInstanceType, ToInstanceType}, {Queue, Class}, {Queue}}}
 	// ReroutesRefused counts moves the re-router decided on but did not
-	// make, by Reason: AWS Batch refused a call (SUBMIT, TERMINATE), the
-	// per-minute bound was reached (RATE), or the job had moved
-	// reroute.maxMoves times (MAX_MOVES).
+	// make, by Reason (RefusalReasons).
 	ReroutesRefused = Metric{"ReroutesRefused", UnitCount, [][]string{{Queue, Reason}, {Queue}}}
 )
+
+// Reasons of ReroutesRefused: why a move the re-router decided on was not
+// made. The re-router writes them; the monitoring alarms and graphs on
+// them.
+const (
+	// RefusedSubmit: AWS Batch refused or failed the new job's
+	// submission, and no replacement was found after it.
+	RefusedSubmit = "SUBMIT"
+	// RefusedTerminate: the replacement exists but terminating the old job
+	// (or the abandoned replacement) failed; the next run finishes it.
+	RefusedTerminate = "TERMINATE"
+	// RefusedRate: the per-minute bound (rerouting.maxMovesPerMinute) held
+	// the move back; a backlog count, written every run.
+	RefusedRate = "RATE"
+	// RefusedMaxMoves: the job's lineage has moved reroute.maxMoves times;
+	// a backlog count too.
+	RefusedMaxMoves = "MAX_MOVES"
+	// RefusedStarted: the old job started (or ended) before it could be
+	// terminated, so the replacement was terminated instead: Batch found
+	// room for the job where it was, nothing is lost.
+	RefusedStarted = "STARTED"
+	// RefusedBothStarted: the old job and its replacement had both started
+	// before either could be terminated (a started job never is): the
+	// training job runs twice until someone cancels one. It should never
+	// happen; it pages.
+	RefusedBothStarted = "BOTH_STARTED"
+	// RefusedRequest: the new job's request would exceed Batch's limits
+	// (a payload over 10 KiB with the new instance type, more than 50 tags
+	// with the lineage tags).
+	RefusedRequest = "REQUEST"
+)
+
+// RefusalReasons lists every Reason of ReroutesRefused, in a fixed order.
+func RefusalReasons() []string {
+	return []string{RefusedSubmit, RefusedTerminate, RefusedRate, RefusedMaxMoves, RefusedStarted, RefusedBothStarted, RefusedRequest}
+}
 
 // ObserverMetrics lists the metrics the observer function writes from Batch
 // job state-change events.

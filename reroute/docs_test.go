@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trainq/trainq/reroute"
+	"github.com/trainq/trainq/metrics"
 )
 
 // TestTheDocsNameEveryRefusalReasonAndLogLine keeps docs/rerouting.md
@@ -16,7 +16,7 @@ func TestTheDocsNameEveryRefusalReasonAndLogLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range reroute.RefusalReasons() {
+	for _, r := range metrics.RefusalReasons() {
 		if !strings.Contains(string(doc), "`"+r+"`") {
 			t.Errorf("docs/rerouting.md does not name the refusal reason `%s`", r)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/metrics"
 )
 
 // move makes one planned move: it looks for a replacement an earlier run
@@ -22,7 +23,7 @@ import (
 func (x *run) move(dc decision) {
 	j := dc.j
 	if !x.canTake() {
-		x.refuse(RefusedRate, j, fmt.Sprintf("at most %d moves a minute (rerouting.maxMovesPerMinute)", x.r.cfg.Platform.Rerouting.MaxMovesPerMinute), nil)
+		x.refuse(metrics.RefusedRate, j, fmt.Sprintf("at most %d moves a minute (rerouting.maxMovesPerMinute)", x.r.cfg.Platform.Rerouting.MaxMovesPerMinute), nil)
 		return
 	}
 	if !j.failed {
@@ -39,7 +40,7 @@ func (x *run) move(dc decision) {
 			x.sum.Deferred++
 			return
 		}
-		x.refuse(RefusedSubmit, j, "look for an earlier replacement failed", err)
+		x.refuse(metrics.RefusedSubmit, j, "look for an earlier replacement failed", err)
 		return
 	}
 	if found != nil {
@@ -56,11 +57,11 @@ func (x *run) move(dc decision) {
 	}
 	in, err := x.request(j, dc.to, name)
 	if err != nil {
-		x.refuse(RefusedRequest, j, "the new job's request is not one AWS Batch accepts", err)
+		x.refuse(metrics.RefusedRequest, j, "the new job's request is not one AWS Batch accepts", err)
 		return
 	}
 	if !x.take() {
-		x.refuse(RefusedRate, j, fmt.Sprintf("at most %d moves a minute (rerouting.maxMovesPerMinute)", x.r.cfg.Platform.Rerouting.MaxMovesPerMinute), nil)
+		x.refuse(metrics.RefusedRate, j, fmt.Sprintf("at most %d moves a minute (rerouting.maxMovesPerMinute)", x.r.cfg.Platform.Rerouting.MaxMovesPerMinute), nil)
 		return
 	}
 	newID := ""
@@ -76,7 +77,7 @@ func (x *run) move(dc decision) {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
 			}
-			x.refuse(RefusedSubmit, j, "AWS Batch did not take the new job", err)
+			x.refuse(metrics.RefusedSubmit, j, "AWS Batch did not take the new job", err)
 			return
 		}
 	}
@@ -102,7 +103,7 @@ func (x *run) reread(j *job) (*job, bool) {
 			x.sum.Deferred++
 			return nil, false
 		}
-		x.refuse(RefusedSubmit, j, "describe the job before moving it failed", err)
+		x.refuse(metrics.RefusedSubmit, j, "describe the job before moving it failed", err)
 		return nil, false
 	}
 	now := x.r.cfg.Now().UnixMilli()
@@ -165,7 +166,7 @@ func (x *run) finish(p pair) {
 		if isThrottle(err) {
 			x.halt(stopThrottled, err)
 		}
-		x.refuseID(RefusedTerminate, p.oldID, "describe the old job before terminating it failed", err)
+		x.refuseID(metrics.RefusedTerminate, p.oldID, "describe the old job before terminating it failed", err)
 		return
 	}
 	now := cfg.Now().UnixMilli()
@@ -187,7 +188,7 @@ func (x *run) finish(p pair) {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
 			}
-			x.refuse(RefusedTerminate, j, "terminate the old job failed; the next run finishes the move", err)
+			x.refuse(metrics.RefusedTerminate, j, "terminate the old job failed; the next run finishes the move", err)
 			return
 		}
 	case od.Status == types.ServiceJobStatusFailed && strings.HasPrefix(aws.ToString(od.StatusReason), contract.ReroutedReasonPrefix):
@@ -210,7 +211,7 @@ func (x *run) abandon(old *job, p pair) {
 		if isThrottle(err) {
 			x.halt(stopThrottled, err)
 		}
-		x.refuse(RefusedTerminate, old, "describe the replacement before terminating it failed", err)
+		x.refuse(metrics.RefusedTerminate, old, "describe the replacement before terminating it failed", err)
 		return
 	}
 	switch {
@@ -219,12 +220,12 @@ func (x *run) abandon(old *job, p pair) {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
 			}
-			x.refuse(RefusedTerminate, old, "terminate the abandoned replacement failed; the next run tries again", err)
+			x.refuse(metrics.RefusedTerminate, old, "terminate the abandoned replacement failed; the next run tries again", err)
 			return
 		}
-		x.refuse(RefusedStarted, old, "the old job started before it was terminated: its replacement is terminated", nil, "newJobId", p.newID, "status", old.status)
+		x.refuse(metrics.RefusedStarted, old, "the old job started before it was terminated: its replacement is terminated", nil, "newJobId", p.newID, "status", old.status)
 	case isLive(nd.Status):
-		x.refuse(RefusedBothStarted, old, "the old job and its replacement have both started: both are left running", nil, "newJobId", p.newID, "status", old.status, "newStatus", string(nd.Status))
+		x.refuse(metrics.RefusedBothStarted, old, "the old job and its replacement have both started: both are left running", nil, "newJobId", p.newID, "status", old.status, "newStatus", string(nd.Status))
 	default:
 		x.r.log.Info("replacement already ended; the old job stays", "jobId", p.oldID, "newJobId", p.newID, "newStatus", string(nd.Status))
 	}

@@ -6,43 +6,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
-
-// Reasons a move the re-router decided on was not made
-// (metrics.ReroutesRefused's Reason dimension).
-const (
-	// RefusedSubmit: AWS Batch refused or failed the new job's
-	// submission, and no replacement was found after it.
-	RefusedSubmit = "SUBMIT"
-	// RefusedTerminate: the replacement exists but terminating the old job
-	// (or the abandoned replacement) failed; the next run finishes it.
-	RefusedTerminate = "TERMINATE"
-	// RefusedRate: the per-minute bound (rerouting.maxMovesPerMinute) was
-	// reached.
-	RefusedRate = "RATE"
-	// RefusedMaxMoves: the job's lineage has moved reroute.maxMoves times.
-	RefusedMaxMoves = "MAX_MOVES"
-	// RefusedStarted: the old job started (or ended) before it could be
-	// terminated, so the replacement was terminated instead: Batch found
-	// room for the job where it was, nothing is lost.
-	RefusedStarted = "STARTED"
-	// RefusedBothStarted: the old job and its replacement had both started
-	// before either could be terminated (a started job never is): the
-	// training job runs twice until someone cancels one. The log line names
-	// both. It should never happen; it pages.
-	RefusedBothStarted = "BOTH_STARTED"
-	// RefusedRequest: the new job's request would exceed Batch's limits
-	// (a payload over 10 KiB with the new instance type, more than 50
-	// tags with the lineage tags).
-	RefusedRequest = "REQUEST"
-)
-
-// RefusalReasons lists every Reason of metrics.ReroutesRefused, in a fixed
-// order.
-func RefusalReasons() []string {
-	return []string{RefusedSubmit, RefusedTerminate, RefusedRate, RefusedMaxMoves, RefusedStarted, RefusedBothStarted, RefusedRequest}
-}
 
 // job is what the re-router knows of one of the platform's jobs, read from
 // DescribeServiceJob.
@@ -127,7 +93,7 @@ func plan(p *platform.Platform, jobs []*job, u *batchrules.Usage, now int64) pla
 		case to == "":
 			out.skipped++
 		case j.moves >= rr.MaxMoves:
-			out.refused[RefusedMaxMoves]++
+			out.refused[metrics.RefusedMaxMoves]++
 		default:
 			take(u, j.team.Name, to, j.instances)
 			out.moves = append(out.moves, decision{j: j, to: to})

@@ -11,6 +11,7 @@ import (
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/reroute"
 )
 
@@ -199,7 +200,7 @@ func TestMaxMoves(t *testing.T) {
 	// research's maxMoves is 2: a job that moved twice stays.
 	e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour, moves: 2})
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedMaxMoves: 1}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{metrics.RefusedMaxMoves: 1}}, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 	if n := len(e.fake.Calls("SubmitServiceJob")); n != 0 {
@@ -218,7 +219,7 @@ func TestPerMinuteBound(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		e.add(spec{class: "research", team: "alpha", priority: 550 + i, it: p5, waited: time.Hour})
 	}
-	rate := func(n int) map[string]int { return map[string]int{reroute.RefusedRate: n} }
+	rate := func(n int) map[string]int { return map[string]int{metrics.RefusedRate: n} }
 	for _, step := range []struct {
 		at   time.Duration
 		want reroute.Summary
@@ -258,7 +259,7 @@ func TestCrashBetweenSubmitAndTerminate(t *testing.T) {
 	old := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
 	e.fake.Script("TerminateServiceJob", batchtest.ServerError, batchtest.ServerError, batchtest.ServerError)
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedTerminate: 1}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{metrics.RefusedTerminate: 1}}, got); diff != "" {
 		t.Errorf("first run (-want +got):\n%s", diff)
 	}
 	if live := e.fake.Live(); len(live) != 2 {
@@ -327,7 +328,7 @@ func TestOldJobStartsBeforeTerminate(t *testing.T) {
 	old := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
 	e.fake.OnSubmit(func(batchtest.Job) { e.fake.SetStatus(old, "RUNNING") })
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedStarted: 1}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{metrics.RefusedStarted: 1}}, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 	jobs := e.fake.Jobs()
@@ -350,7 +351,7 @@ func TestBothStarted(t *testing.T) {
 		e.fake.SetStatus(created.ID, "RUNNING")
 	})
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedBothStarted: 1}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{metrics.RefusedBothStarted: 1}}, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 	if n := len(e.fake.Calls("TerminateServiceJob")); n != 0 {
@@ -368,7 +369,7 @@ func TestLeftoverWhoseOldJobStarted(t *testing.T) {
 	e.run(t)
 	e.fake.SetStatus(old, "RUNNING")
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedStarted: 1}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{metrics.RefusedStarted: 1}}, got); diff != "" {
 		t.Errorf("second run (-want +got):\n%s", diff)
 	}
 	live := e.fake.Live()
@@ -387,7 +388,7 @@ func TestThrottledRunStopsCleanly(t *testing.T) {
 	e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
 	e.fake.Script("SubmitServiceJob", batchtest.Throttle, batchtest.Throttle, batchtest.Throttle)
 	got := e.run(t)
-	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{reroute.RefusedSubmit: 1}, Deferred: 1, Stopped: "throttled"}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Refused: 1, RefusedBy: map[string]int{metrics.RefusedSubmit: 1}, Deferred: 1, Stopped: "throttled"}, got); diff != "" {
 		t.Errorf("throttled run (-want +got):\n%s", diff)
 	}
 	if n := len(e.fake.Calls("TerminateServiceJob")); n != 0 {
@@ -546,7 +547,7 @@ func TestAColdStartCountsTheLastMinutesMoves(t *testing.T) {
 	}
 	cold := e.again(t)
 	e.now = t0.Add(30 * time.Second)
-	rate := func(n int) map[string]int { return map[string]int{reroute.RefusedRate: n} }
+	rate := func(n int) map[string]int { return map[string]int{metrics.RefusedRate: n} }
 	if diff := cmp.Diff(reroute.Summary{Refused: 2, RefusedBy: rate(2)}, e.runWith(t, cold)); diff != "" {
 		t.Errorf("cold instance at t0+30 s (-want +got):\n%s", diff)
 	}
@@ -567,7 +568,7 @@ func TestARunMakesAtMostTheMinutesMoves(t *testing.T) {
 	}
 	r := e.againWith(t, func() time.Time { e.now = e.now.Add(time.Minute); return e.now })
 	got := e.runWith(t, r)
-	if diff := cmp.Diff(reroute.Summary{Moved: 3, Refused: 2, RefusedBy: map[string]int{reroute.RefusedRate: 2}}, got); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Moved: 3, Refused: 2, RefusedBy: map[string]int{metrics.RefusedRate: 2}}, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 }
@@ -581,7 +582,7 @@ func TestOneJobsErrorDoesNotStopTheOthers(t *testing.T) {
 	e.add(spec{class: "research", team: "alpha", priority: 560, it: p5, waited: time.Hour})
 	second := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
 	e.fake.Script("SubmitServiceJob", batchtest.Fault{Status: 400, Code: "ClientException"})
-	if diff := cmp.Diff(reroute.Summary{Moved: 1, Refused: 1, RefusedBy: map[string]int{reroute.RefusedSubmit: 1}}, e.run(t)); diff != "" {
+	if diff := cmp.Diff(reroute.Summary{Moved: 1, Refused: 1, RefusedBy: map[string]int{metrics.RefusedSubmit: 1}}, e.run(t)); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
 	if subs := e.submitted(t); len(subs) != 1 || subs[0].Tags[contract.TagReroutedFrom] != second {
@@ -622,7 +623,7 @@ func TestJobsTheRerouterCannotReadStay(t *testing.T) {
 			Status: "RUNNABLE", CreatedAt: t0.Add(-time.Hour).UnixMilli()})
 	}
 	got := e.run(t)
-	want := reroute.Summary{Moved: 1, Refused: 3, RefusedBy: map[string]int{reroute.RefusedMaxMoves: 2, reroute.RefusedRequest: 1}}
+	want := reroute.Summary{Moved: 1, Refused: 3, RefusedBy: map[string]int{metrics.RefusedMaxMoves: 2, metrics.RefusedRequest: 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("summary (-want +got): the unreadable move counts are at any bound, the payload at the limit cannot grow\n%s", diff)
 	}

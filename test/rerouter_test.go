@@ -12,7 +12,6 @@ import (
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
-	"github.com/trainq/trainq/reroute"
 )
 
 // rerouterFlows are the requests about the re-router (on a platform whose
@@ -176,20 +175,10 @@ func TestRerouterRunsAloneOnItsSchedule(t *testing.T) {
 	for _, aid := range s.template.ofType("AWS::CloudWatch::Alarm") {
 		names[s.template.Resources[aid].Properties["AlarmName"].(string)] = true
 	}
-	for _, a := range []string{"rerouter-errors", "rerouter-throttles", "reroutes-refused"} {
+	for _, a := range []string{"rerouter-errors", "rerouter-throttles", "reroutes-refused", "reroute-ran-twice"} {
 		if !names[p.Name+"-"+a] {
 			t.Errorf("no alarm %s-%s", p.Name, a)
 		}
-	}
-}
-
-// TestRefusalReasonsAreTheRerouters: the constructs name the reasons the
-// re-router writes (they cannot import a function's package), in its
-// spelling.
-func TestRefusalReasonsAreTheRerouters(t *testing.T) {
-	want := []string{reroute.RefusedSubmit, reroute.RefusedTerminate, reroute.RefusedRate, reroute.RefusedMaxMoves}
-	if diff := cmp.Diff(want, tq.RerouteRefusalReasons()); diff != "" {
-		t.Errorf("constructs.RerouteRefusalReasons (-reroute +constructs):\n%s", diff)
 	}
 }
 
@@ -255,10 +244,25 @@ func TestARerouterEveryTenMinutesOfAnotherStack(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{tq.RefusedSubmit, tq.RefusedTerminate}, reasons); diff != "" {
+	if diff := cmp.Diff([]string{metrics.RefusedSubmit, metrics.RefusedTerminate}, reasons); diff != "" {
 		t.Errorf("the refused-moves alarm pages on reasons (-want +got):\n%s", diff)
 	}
 	if _, ok := alarms["team-"+tq.AlarmRerouterErrors]; !ok {
 		t.Errorf("no alarm team-%s", tq.AlarmRerouterErrors)
+	}
+	// One job running twice pages at once: ReroutesRefused with reason
+	// BOTH_STARTED, at least 1 in 5 minutes.
+	twice := alarms["team-"+tq.AlarmRerouteRanTwice]
+	if get(twice, "Properties.Threshold") != float64(1) || get(twice, "Properties.MetricName") != metrics.ReroutesRefused.Name || get(twice, "Properties.Period") != float64(300) {
+		t.Errorf("ran-twice alarm %v, want ReroutesRefused >= 1 over 300 s", get(twice, "Properties"))
+	}
+	var twiceReason any
+	for _, d := range asList(get(twice, "Properties.Dimensions")) {
+		if get(d, "Name") == metrics.Reason {
+			twiceReason = get(d, "Value")
+		}
+	}
+	if twiceReason != metrics.RefusedBothStarted {
+		t.Errorf("ran-twice alarm's reason %v, want %s", twiceReason, metrics.RefusedBothStarted)
 	}
 }
