@@ -8,12 +8,11 @@ import (
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/simulate"
-	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/trace"
 )
 
 // TestSubmitterAndSimulatorAgreeOnHeadroom shows that the submission
-// function's instance-type fallback (submit.Headroom) and the simulator
+// function's instance-type fallback (platform.Headroom) and the simulator
 // decide "fits" alike, for every sharing strategy: for two teams a and b
 // sharing a pool of 10 instances, for every strategy of each, for usages
 // below, at and above their quotas (including a reserve team's idle quota),
@@ -46,7 +45,7 @@ func TestSubmitterAndSimulatorAgreeOnHeadroom(t *testing.T) {
 							ByShare: map[string]map[string]float64{"a": {p5: float64(usedA)}, "b": {p5: float64(usedB)}}}
 						for _, team := range []string{"a", "b"} {
 							tm, _ := p.Team(team)
-							want := submit.Headroom(p, tm, p5, u)
+							want := p.Headroom(tm, p5, u)
 							got := simulatedHeadroom(t, p, setup, team, pool)
 							checked++
 							if got != want {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
-	"github.com/trainq/trainq/submit"
 )
 
 // quotaPlatform: vision has quotas for p5 (8) and p4d (10) and may borrow
@@ -191,7 +190,7 @@ func TestHeadroomWithUnlimitedBorrowingIsCappedByThePool(t *testing.T) {
 	u := &batchrules.Usage{PerShare: true, ByType: map[string]float64{"ml.p5.48xlarge": 30},
 		ByShare: map[string]map[string]float64{"vision": {"ml.p5.48xlarge": 20}, "nlp": {"ml.p5.48xlarge": 10}}}
 	// Unlimited: the ceiling is 8 + the pool's 40. max(min(48-20, 40-30), min(8-20, …)) = 10.
-	if got := submit.Headroom(p, team, "ml.p5.48xlarge", u); got != 10 {
+	if got := p.Headroom(team, "ml.p5.48xlarge", u); got != 10 {
 		t.Errorf("headroom %v, want 10", got)
 	}
 }

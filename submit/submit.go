@@ -217,7 +217,7 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 	}
 	usage := batchsdk.QueueUtilization(out).Usage()
 	for _, it := range pl.candidates {
-		if headroom := Headroom(h.cfg.Platform, pl.team, it, usage); int64(headroom) >= pl.instanceCount {
+		if headroom := h.cfg.Platform.Headroom(pl.team, it, usage); int64(headroom) >= pl.instanceCount {
 			if it != first {
 				h.log.Info("instance type fallback", "chosen", it, "preferred", first, "headroom", headroom)
 			}
