@@ -4,6 +4,11 @@
 // became RUNNABLE — so that the functions that call Batch read its answers
 // one way and batchrules itself never imports the SDK.
 //
+// It also builds the Batch client every trainq function uses (NewClient:
+// retries, no client-side quota) and tells its answers apart (IsThrottle,
+// IsNotFound, IsClientError), so that the functions retry and read errors
+// one way.
+//
 // It converts and decides nothing: the rules are batchrules'. It imports the
 // Batch SDK and batchrules, nothing else of trainq; it is run-time code and
 // must never import the AWS CDK, jsii or constructs.
