@@ -14,8 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
-	"time"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
@@ -58,38 +56,6 @@ func run(n int) error {
 	env := lambdatest.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, "LAMBDA_TASK_ROOT="+dir,
 		contract.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training")
 	payload := []byte(`{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`)
-	for _, fn := range []struct{ name, path string }{{"hello-world Go Lambda", hello}, {"trainq rerouter", boot}} {
-		var inits, firsts []time.Duration
-		for i := 0; i < n; i++ {
-			e, err := lambdatest.Start(ctx, rie, fn.path, env)
-			if err != nil {
-				return err
-			}
-			t0 := time.Now()
-			status, body, err := e.Invoke(ctx, payload)
-			first := time.Since(t0)
-			var init time.Duration
-			ok := false
-			for j := 0; j < 50 && !ok; j++ {
-				if init, ok = e.InitDuration(); !ok {
-					time.Sleep(10 * time.Millisecond)
-				}
-			}
-			e.Close()
-			if err != nil || !ok || status != 200 {
-				return fmt.Errorf("%s: invoke %d %s %v, init report found %v:\n%s", fn.name, status, body, err, ok, e.Log())
-			}
-			inits, firsts = append(inits, init), append(firsts, first)
-		}
-		fmt.Printf("| cold start, %s: init (median of %d) | %.1f ms |\n", fn.name, n, ms(median(inits)))
-		fmt.Printf("| cold start, %s: first invoke round trip (median of %d) | %.1f ms |\n", fn.name, n, ms(median(firsts)))
-	}
-	return nil
+	return lambdatest.ReportColdStarts(ctx, os.Stdout, rie, env, payload, n,
+		lambdatest.Target{Name: "hello-world Go Lambda", Bootstrap: hello}, lambdatest.Target{Name: "trainq rerouter", Bootstrap: boot})
 }
-
-func median(ds []time.Duration) time.Duration {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -12,8 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
-	"time"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
@@ -59,38 +57,6 @@ func run(n int) error {
 	// A request the function refuses without calling Batch: the round trip
 	// is init plus validation.
 	payload := []byte(`{"action":"describe"}`)
-	for _, fn := range []struct{ name, path string }{{"hello-world Go Lambda", hello}, {"trainq submitter", boot}} {
-		var inits, firsts []time.Duration
-		for i := 0; i < n; i++ {
-			e, err := lambdatest.Start(ctx, rie, fn.path, env)
-			if err != nil {
-				return err
-			}
-			t0 := time.Now()
-			_, _, err = e.Invoke(ctx, payload)
-			first := time.Since(t0)
-			var init time.Duration
-			ok := false
-			for j := 0; j < 50 && !ok; j++ {
-				if init, ok = e.InitDuration(); !ok {
-					time.Sleep(10 * time.Millisecond)
-				}
-			}
-			e.Close()
-			if err != nil || !ok {
-				return fmt.Errorf("%s: invoke %v, init report found %v:\n%s", fn.name, err, ok, e.Log())
-			}
-			inits, firsts = append(inits, init), append(firsts, first)
-		}
-		fmt.Printf("| cold start, %s: init (median of %d) | %.1f ms |\n", fn.name, n, ms(median(inits)))
-		fmt.Printf("| cold start, %s: first invoke round trip (median of %d) | %.1f ms |\n", fn.name, n, ms(median(firsts)))
-	}
-	return nil
+	return lambdatest.ReportColdStarts(ctx, os.Stdout, rie, env, payload, n,
+		lambdatest.Target{Name: "hello-world Go Lambda", Bootstrap: hello}, lambdatest.Target{Name: "trainq submitter", Bootstrap: boot})
 }
-
-func median(ds []time.Duration) time.Duration {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
