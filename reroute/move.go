@@ -51,7 +51,10 @@ func (x *run) move(dc decision) {
 		x.finish(pair{oldID: j.id, newID: aws.ToString(found.JobId), newStatus: found.Status, to: payloadType(found), resumed: true})
 		return
 	}
-	if j.failed && x.predecessorLive(j) {
+	if x.predecessorLive(j) {
+		// A replacement whose old job is still live: that move is not
+		// finished (finishLeftovers finishes it); moving this job now would
+		// leave the old one and a second replacement live.
 		x.sum.Skipped++
 		return
 	}
@@ -119,10 +122,11 @@ func (x *run) reread(j *job) (*job, bool) {
 	return f, true
 }
 
-// predecessorLive reports whether the failed job j replaced a job that is
-// still live: a move whose old job was never terminated (an earlier run
-// stopped between the two calls) and whose replacement then failed. The
-// old job is then the lineage's live job, and j is not resubmitted.
+// predecessorLive reports whether j replaced a job that is still live: a
+// move whose old job was never terminated (an earlier run stopped between
+// the two calls, or the terminate failed). For a failed j the old job is
+// then the lineage's live job, and j is not resubmitted; for a waiting j
+// the move is unfinished, and j does not move on.
 func (x *run) predecessorLive(j *job) bool {
 	from := j.d.Tags[contract.TagReroutedFrom]
 	if from == "" {
@@ -150,6 +154,9 @@ type pair struct {
 //
 //   - terminates it if it still has not started (SUBMITTED, PENDING or
 //     RUNNABLE): the move is done;
+//   - if it ended before it ever ran, and not by a cancel (Batch's time
+//     limit action for capacity, say), keeps the replacement: the move is
+//     done;
 //   - if it has started, or ended otherwise (cancelled, say), terminates
 //     the replacement instead, if that has not started (abandon);
 //   - does nothing when the replacement has ended already: the old job is
@@ -193,6 +200,12 @@ func (x *run) finish(p pair) {
 		}
 	case od.Status == types.ServiceJobStatusFailed && strings.HasPrefix(aws.ToString(od.StatusReason), contract.ReroutedReasonPrefix):
 		// Terminated by an earlier attempt whose answer was lost.
+	case od.Status == types.ServiceJobStatusFailed && endedUnstarted(od):
+		// Ended before it ever ran, not by a cancel (Batch's time limit
+		// action for capacity, say): nothing ran, and the replacement
+		// carries the work on. Terminating it would leave none.
+		x.r.log.Info("the old job ended before it started; its replacement carries on", "jobId", p.oldID, "newJobId", p.newID,
+			"statusReason", contract.Cut(aws.ToString(od.StatusReason), contract.MaxShownChars))
 	default:
 		x.abandon(j, p)
 		return
@@ -201,6 +214,17 @@ func (x *run) finish(p pair) {
 	x.r.log.Info("rerouted", "jobId", p.oldID, "newJobId", p.newID, "jobName", j.name, "newJobName", ReplacementName(j.name, p.oldID),
 		"class", j.class.Name, "team", j.team.Name, "from", j.instanceType, "to", p.to, "move", j.moves+1,
 		"schedulingPriority", j.priority, "waitedSeconds", (now-j.since)/1000, "resumed", p.resumed)
+}
+
+// endedUnstarted reports whether a FAILED job ended without running and
+// without a cancel through trainq: AWS Batch ended it for capacity, or it
+// has no start time at all.
+func endedUnstarted(d *batch.DescribeServiceJobOutput) bool {
+	reason := aws.ToString(d.StatusReason)
+	if strings.HasPrefix(reason, contract.CancelReasonPrefix) {
+		return false
+	}
+	return CapacityFailure(reason) || aws.ToInt64(d.StartedAt) == 0
 }
 
 // abandon terminates the replacement of old, which started (or ended)

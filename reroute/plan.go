@@ -23,8 +23,11 @@ type job struct {
 	since            int64 // when it last became RUNNABLE (Unix ms); when it stopped, for a failed job
 	failed           bool  // FAILED for capacity: resubmitted, nothing to terminate
 	blocked          bool  // RUNNABLE, but Batch says SageMaker lacks capacity for its type
-	payload          string
-	d                *batch.DescribeServiceJobOutput
+	// replaced: a job of its replacement's name exists (live or ended), so
+	// it cannot move again: it only takes room on its own type.
+	replaced bool
+	payload  string
+	d        *batch.DescribeServiceJobOutput
 }
 
 // decision is one planned move.
@@ -72,7 +75,8 @@ func order(jobs []*job) {
 //     rule trainq status explains a wait with), which it then takes, so that
 //     two moves never count on the same free instances; unless its lineage
 //     moved reroute.maxMoves times already (refused, MAX_MOVES);
-//   - every other job waits and takes nothing.
+//   - every other job waits and takes nothing, and so does a job whose
+//     replacement exists already (replaced): it cannot move again.
 func plan(p *platform.Platform, jobs []*job, u *batchrules.Usage, now int64) planned {
 	out := planned{refused: map[string]int{}}
 	order(jobs)
@@ -82,7 +86,7 @@ func plan(p *platform.Platform, jobs []*job, u *batchrules.Usage, now int64) pla
 			continue
 		}
 		rr := j.class.Reroute
-		if rr == nil || j.instanceType == "" || !contains(rr.InstanceTypes, j.instanceType) {
+		if j.replaced || rr == nil || j.instanceType == "" || !contains(rr.InstanceTypes, j.instanceType) {
 			continue
 		}
 		if !j.failed && now-j.since < int64(rr.AfterSeconds)*1000 {

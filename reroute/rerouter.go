@@ -251,8 +251,28 @@ func (x *run) do() error {
 		return nil
 	}
 	usage := batchsdk.QueueUtilization(snap).Usage()
+	if usage == nil {
+		// No usage to judge room by: "nothing in use" would move jobs onto
+		// types whatever their load.
+		x.r.log.Warn("queue snapshot without capacity usage; no move this run")
+		return nil
+	}
 
 	now := cfg.Now().UnixMilli()
+	failed, failedNames := x.failedForCapacity(now)
+	if x.stop != "" {
+		return nil
+	}
+	// The names of the jobs listed, live or ended: a job whose replacement
+	// is among them has moved once already and cannot move again (its
+	// replacement's name is taken), so the plan gives it no room elsewhere.
+	listed := map[string]bool{}
+	for _, s := range live {
+		listed[strings.ToLower(aws.ToString(s.JobName))] = true
+	}
+	for n := range failedNames {
+		listed[n] = true
+	}
 	var jobs []*job
 	for _, s := range runnable {
 		id := aws.ToString(s.JobId)
@@ -261,12 +281,14 @@ func (x *run) do() error {
 			continue
 		}
 		if j := x.read(d, now); j != nil && pendingStatuses[d.Status] {
+			j.replaced = listed[strings.ToLower(ReplacementName(j.name, j.id))]
 			jobs = append(jobs, j)
 		}
 	}
-	jobs = append(jobs, x.failedForCapacity(now)...)
-	if x.stop != "" {
-		return nil
+	for _, j := range failed {
+		if !listed[strings.ToLower(ReplacementName(j.name, j.id))] { // else resubmitted by an earlier run
+			jobs = append(jobs, j)
+		}
 	}
 	p := plan(cfg.Platform, jobs, copyUsage(usage), now)
 	x.sum.Skipped += p.skipped
@@ -464,6 +486,8 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 					x.halt(stopThrottled, err)
 					return busy
 				}
+				// Perhaps old's replacement: neither moves this run.
+				busy[oldID], busy[newID] = true, true
 				x.r.log.Warn("describe job failed; it is read again next run", "jobId", newID, "error", err)
 				continue
 			}
@@ -498,17 +522,20 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 // (https://docs.aws.amazon.com/batch/latest/userguide/sm_job_stuck_in_runnable_capacity.html).
 // Such a job, and a FAILED job whose statusReason still carries the capacity
 // reason or SageMaker's CapacityError, is resubmitted on another type.
-func (x *run) failedForCapacity(now int64) []*job {
+func (x *run) failedForCapacity(now int64) (out []*job, names map[string]bool) {
 	failed, err := x.list(types.ServiceJobStatusFailed, x.r.cfg.MaxFailedPages)
+	names = map[string]bool{}
+	for _, s := range failed {
+		names[strings.ToLower(aws.ToString(s.JobName))] = true
+	}
 	if err != nil {
 		if isThrottle(err) {
 			x.halt(stopThrottled, err)
-			return nil
+			return nil, names
 		}
 		x.r.log.Warn("list failed jobs failed; they are looked at next run", "error", err)
 	}
 	from := now - x.r.cfg.FailedLookback.Milliseconds()
-	var out []*job
 	for _, s := range failed {
 		if stopped := aws.ToInt64(s.StoppedAt); stopped != 0 && stopped < from || aws.ToInt64(s.StoppedAt) == 0 && aws.ToInt64(s.CreatedAt) < from {
 			continue
@@ -517,13 +544,13 @@ func (x *run) failedForCapacity(now int64) []*job {
 			continue
 		}
 		if x.late() {
-			return out
+			return out, names
 		}
 		d, err := x.describe(aws.ToString(s.JobId))
 		if err != nil {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
-				return out
+				return out, names
 			}
 			x.r.log.Warn("describe job failed; it is read again next run", "jobId", aws.ToString(s.JobId), "error", err)
 			continue
@@ -537,7 +564,7 @@ func (x *run) failedForCapacity(now int64) []*job {
 			out = append(out, j)
 		}
 	}
-	return out
+	return out, names
 }
 
 // CapacityFailure reports whether a FAILED job's statusReason says AWS

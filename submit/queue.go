@@ -151,7 +151,10 @@ func (h *Handler) rerouteHint(e *contract.Explanation, resp *contract.Response, 
 	p := h.cfg.Platform
 	c, ok := p.Class(resp.Class)
 	team, known := p.Team(resp.Team)
-	if !ok || !known || c.Reroute == nil || resp.Status != "RUNNABLE" || u == nil || p.Headroom(team, it, u) >= n {
+	// SageMaker lacking capacity for the type is no room either: the
+	// re-router moves such a job too.
+	blocked := batchrules.BlockedReason(resp.StatusReason) == batchrules.ReasonInsufficientCapacity
+	if !ok || !known || c.Reroute == nil || resp.Status != "RUNNABLE" || u == nil || (!blocked && p.Headroom(team, it, u) >= n) {
 		return
 	}
 	to, ok := p.RerouteTarget(c, team, it, n, u)
@@ -366,7 +369,7 @@ func (h *Handler) queueJob(s types.ServiceJobSummary, d *batch.DescribeServiceJo
 		JobID:        contract.Cut(aws.ToString(s.JobId), contract.MaxShownChars),
 		JobName:      contract.Cut(aws.ToString(s.JobName), contract.MaxShownChars),
 		Team:         contract.Cut(batchrules.ShareOfJob(aws.ToString(s.QuotaShareName), aws.ToString(s.ShareIdentifier)), contract.MaxShownChars),
-		Status:       string(s.Status),
+		Status:       contract.Cut(string(s.Status), contract.MaxShownChars),
 		StatusReason: contract.Cut(aws.ToString(s.StatusReason), contract.MaxShownChars),
 		Instances:    1,
 	}
@@ -382,7 +385,7 @@ func (h *Handler) queueJob(s types.ServiceJobSummary, d *batch.DescribeServiceJo
 		j.Team = contract.Cut(r.Team, contract.MaxShownChars)
 		j.Class = contract.Cut(r.Class, contract.MaxShownChars)
 		j.SchedulingPriority = r.SchedulingPriority
-		j.Status = string(d.Status)
+		j.Status = contract.Cut(string(d.Status), contract.MaxShownChars)
 		j.StatusReason = contract.Cut(r.StatusReason, contract.MaxShownChars)
 		if it, n := resources(d.ServiceRequestPayload); it != "" {
 			j.InstanceType, j.Instances = it, n

@@ -91,3 +91,23 @@ func TestDescribeOfAMovedJobNamesItsReplacement(t *testing.T) {
 		t.Errorf("moved to %q on %q, want %s on ml.p4d.24xlarge", got.MovedTo, got.MovedToInstanceType, next)
 	}
 }
+
+// TestDescribeOfAJobSageMakerCannotPlaceNamesItsMove: vision's quota has
+// room on p5 (nothing in use), but Batch says SageMaker lacks p5 capacity
+// (the job's status reason): the re-router moves such a job too, so the
+// explanation names p4d, which has room.
+func TestDescribeOfAJobSageMakerCannotPlaceNamesItsMove(t *testing.T) {
+	fake := newFake(t)
+	defer fake.Close()
+	h := newHandler(t, mustParse(t, reroutePlatform), fake, fastPolicy)
+	job := waitingJob(fake, "vision", p5, 2, "RUNNABLE", "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources", false)
+	fake.SetUsed(map[string]float64{})
+	fake.SetShareUsed(map[string]map[string]float64{})
+	got, ferr := invoke(t, invocation("research-vision", "req-1"), h, []byte(fmt.Sprintf(`{"action":"describe","jobId":%q}`, job.ID)))
+	if ferr != nil {
+		t.Fatal(ferr.Message)
+	}
+	if e := got.Explanation; e == nil || e.Reason != contract.ReasonQueueBlocked || e.RerouteTo != "ml.p4d.24xlarge" {
+		t.Errorf("explanation %+v: want queue-blocked and rerouteTo ml.p4d.24xlarge", e)
+	}
+}

@@ -231,22 +231,25 @@ func (h *Handler) chooseInstanceType(ctx context.Context, pl *plan) string {
 // describeResponse turns a described job into a contract.Response. The class comes
 // from the class tag, or from the scheduling priority's band.
 func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *contract.Response {
+	// Every string from Batch is cut (contract.Cut): an answer never grows
+	// with what Batch sent. Valid ids, names and ARNs are far shorter.
+	cut := func(s string) string { return contract.Cut(s, contract.MaxShownChars) }
 	r := &contract.Response{
-		JobID:              aws.ToString(d.JobId),
-		JobARN:             aws.ToString(d.JobArn),
-		JobName:            aws.ToString(d.JobName),
-		JobQueue:           aws.ToString(d.JobQueue),
-		Team:               d.Tags[contract.TagTeam],
-		Class:              d.Tags[contract.TagClass],
+		JobID:              cut(aws.ToString(d.JobId)),
+		JobARN:             cut(aws.ToString(d.JobArn)),
+		JobName:            cut(aws.ToString(d.JobName)),
+		JobQueue:           cut(aws.ToString(d.JobQueue)),
+		Team:               cut(d.Tags[contract.TagTeam]),
+		Class:              cut(d.Tags[contract.TagClass]),
 		SchedulingPriority: int(aws.ToInt32(d.SchedulingPriority)),
-		Status:             string(d.Status),
-		StatusReason:       aws.ToString(d.StatusReason),
+		Status:             cut(string(d.Status)),
+		StatusReason:       contract.Cut(aws.ToString(d.StatusReason), contract.MaxLoggedChars),
 		CreatedAt:          millis(d.CreatedAt),
 		StartedAt:          millis(d.StartedAt),
 		StoppedAt:          millis(d.StoppedAt),
 	}
 	if r.Team == "" {
-		r.Team = batchrules.ShareOfJob(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))
+		r.Team = cut(batchrules.ShareOfJob(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier)))
 	}
 	if r.Class == "" && d.SchedulingPriority != nil {
 		if c, ok := h.cfg.Platform.ClassForPriority(r.SchedulingPriority); ok {
@@ -267,7 +270,7 @@ func (h *Handler) describeResponse(d *batch.DescribeServiceJobOutput) *contract.
 			ResourceConfig struct{ InstanceType string }
 		}
 		if json.Unmarshal([]byte(*d.ServiceRequestPayload), &tj) == nil {
-			r.InstanceType = tj.ResourceConfig.InstanceType
+			r.InstanceType = cut(tj.ResourceConfig.InstanceType)
 		}
 	}
 	return r

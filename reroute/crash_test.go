@@ -1,0 +1,171 @@
+package reroute_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/reroute"
+)
+
+// TestAResubmittedJobTakesNoRoomAgain: a job Batch ended for capacity and
+// an earlier run resubmitted stays in the FAILED listing for the look-back
+// hour; it must not be planned again, or it takes room nobody uses.
+// alpha holds p5 4 of 4 and p4d 3 of 4: the failed job moves to p4d
+// (headroom 1). Then its replacement runs (p4d 4 of 4) and job C, 2 × p5,
+// has waited an hour: the only room is g5's 2, which C must get.
+func TestAResubmittedJobTakesNoRoomAgain(t *testing.T) {
+	e := newEnv(t, nil)
+	// alpha: p5 4/4, p4d 3/4 -> p4d headroom 1, g5 headroom 2.
+	e.use(map[string]map[string]float64{"alpha": {p5: 4, p4d: 3}})
+	e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 10 * time.Minute, status: "FAILED",
+		reason: "Terminated by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY"})
+	s1 := e.run(t)
+	t.Logf("run1 %+v", s1)
+	// Now the replacement B is RUNNABLE on p4d; a new job C (2 instances of p5) waited an hour.
+	for _, j := range e.fake.Live() {
+		e.fake.SetStatus(j.ID, "RUNNING")
+	}
+	e.use(map[string]map[string]float64{"alpha": {p5: 4, p4d: 4}})
+	c := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, count: 2, waited: time.Hour})
+	e.now = e.now.Add(2 * time.Minute)
+	s2 := e.run(t)
+	t.Logf("run2 %+v", s2)
+	moved := false
+	for _, r := range e.submitted(t) {
+		if r.Tags[contract.TagReroutedFrom] == c {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Errorf("C (2 x p5) not moved to g5 (2 free): the already-resubmitted failed job took g5 room in the plan")
+	}
+}
+
+// flaky fails DescribeServiceJob of one id on chosen call numbers.
+type flaky struct {
+	*batch.Client
+	mu    sync.Mutex
+	id    string
+	n     int
+	fails map[int]bool
+}
+
+func (f *flaky) DescribeServiceJob(ctx context.Context, in *batch.DescribeServiceJobInput, o ...func(*batch.Options)) (*batch.DescribeServiceJobOutput, error) {
+	if aws.ToString(in.JobId) == f.id && f.id != "" {
+		f.mu.Lock()
+		f.n++
+		n := f.n
+		f.mu.Unlock()
+		if f.fails[n] {
+			t := "injected describe failure"
+			return nil, errors.New(t)
+		}
+	}
+	return f.Client.DescribeServiceJob(ctx, in, o...)
+}
+
+// TestAReplacementDoesNotMoveWhileItsOldJobLives: run 1 submits B for A
+// and fails to terminate A (both live). In run 2, eleven minutes later,
+// describing B fails twice (in finishLeftovers and in A's look-up), p4d
+// is saturated too and g5 is free: B must not move on to C while A lives,
+// or A and C stay live for good. After two clean runs one job is live.
+func TestAReplacementDoesNotMoveWhileItsOldJobLives(t *testing.T) {
+	e := newEnv(t, nil)
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
+	fl := &flaky{Client: reroute.NewBatchClient(cfg, fastPolicy), fails: map[int]bool{}}
+	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Batch: fl, Now: func() time.Time { return e.now },
+		Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	e.fake.Script("TerminateServiceJob", batchtest.ServerError, batchtest.ServerError, batchtest.ServerError)
+	t.Logf("run1 %+v", e.runWith(t, r))
+	var b string
+	for _, j := range e.fake.Live() {
+		if j.ID != a {
+			b = j.ID
+		}
+	}
+	if b == "" {
+		t.Fatal("no replacement")
+	}
+	e.fake.SetStatus(b, "RUNNABLE")
+	// 11 minutes later; p4d now saturated for alpha, g5 free.
+	e.now = e.now.Add(11 * time.Minute)
+	e.use(map[string]map[string]float64{"alpha": {p5: 4, p4d: 4}})
+	fl.mu.Lock()
+	fl.id, fl.n = b, 0
+	fl.fails = map[int]bool{2: true, 3: true} // 1: describeAll, 2: finishLeftovers, 3: move(A)'s look-up
+	fl.mu.Unlock()
+	t.Logf("run2 %+v", e.runWith(t, r))
+	fl.mu.Lock()
+	fl.id = ""
+	fl.mu.Unlock()
+	t.Logf("run3 %+v", e.runWith(t, r))
+	t.Logf("run4 %+v", e.runWith(t, r))
+	var live []string
+	for _, j := range e.fake.Live() {
+		live = append(live, j.ID+" from="+j.Request.Tags[contract.TagReroutedFrom])
+	}
+	if len(live) != 1 {
+		t.Errorf("lineage of %s has %d live jobs at rest: %v", a, len(live), live)
+	}
+}
+
+// TestAnOldJobEndedForCapacityMidMoveKeepsItsReplacement: the queue's time
+// limit action ends A for capacity right after the re-router submitted B;
+// A never ran, so B carries the work on: terminating B would leave the
+// lineage without a live job.
+func TestAnOldJobEndedForCapacityMidMoveKeepsItsReplacement(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	once := false
+	e.fake.OnSubmit(func(created batchtest.Job) {
+		if !once {
+			once = true
+			go func() { // the queue's time limit action fires right now
+				e.fake.SetStatus(a, "FAILED")
+				e.fake.SetStatusReason(a, "Terminated by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY")
+			}()
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	for i := 0; i < 3; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if live := e.fake.Live(); len(live) == 0 {
+		t.Errorf("lineage of %s has no live job (log:\n%s)", a, e.log.String())
+	}
+}
+
+// TestASnapshotWithoutUsageMovesNothing: a GetJobQueueSnapshot answer
+// without queueUtilization says nothing of what is in use; read as
+// "nothing in use" it would move a waiting job onto a type whatever its
+// load. The run moves nothing and says why.
+func TestASnapshotWithoutUsageMovesNothing(t *testing.T) {
+	e := newEnv(t, nil)
+	e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour,
+		reason: "CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Unable to provision requested compute resources"})
+	e.fake.Handle("GetJobQueueSnapshot", func([]byte) (int, any) { return 200, map[string]any{} })
+	e.run(t)
+	if subs := e.submitted(t); len(subs) != 0 {
+		t.Errorf("%d replacements from a snapshot without usage, want none", len(subs))
+	}
+	if !strings.Contains(e.log.String(), "queue snapshot without capacity usage") {
+		t.Errorf("the log does not say why nothing moved:\n%s", e.log.String())
+	}
+}
