@@ -169,3 +169,27 @@ func TestASnapshotWithoutUsageMovesNothing(t *testing.T) {
 		t.Errorf("the log does not say why nothing moved:\n%s", e.log.String())
 	}
 }
+
+// TestASecondReplacementIsEnded: a lost answer followed by a listing too
+// stale to show the first replacement can make a run send the same token
+// with another instance type, which Batch need not refuse: two
+// replacements of A (B1 on p4d, B2 on g5), both waiting. The next run
+// finishes the move once: A and one replacement are ended, one is live.
+func TestASecondReplacementIsEnded(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	old, _ := e.fake.Job(a)
+	for _, it := range []string{p4d, "ml.g5.48xlarge"} {
+		e.add(spec{name: reroute.ReplacementName(old.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: it, waited: time.Minute})
+	}
+	for _, j := range e.fake.Jobs() {
+		if j.ID != a {
+			e.fake.TagJob(j.ID, map[string]string{contract.TagReroutedFrom: a, contract.TagMoves: "1"})
+		}
+	}
+	e.run(t)
+	if live := e.fake.Live(); len(live) != 1 || live[0].ID == a {
+		t.Errorf("live jobs %+v, want one replacement", live)
+	}
+}

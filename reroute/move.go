@@ -216,6 +216,28 @@ func (x *run) finish(p pair) {
 		"schedulingPriority", j.priority, "waitedSeconds", (now-j.since)/1000, "resumed", p.resumed)
 }
 
+// dropDuplicate ends dup, a second replacement of oldID (kept: first),
+// unless it has started: then both replacements run, which pages like a
+// move whose old job started too.
+func (x *run) dropDuplicate(oldID, first string, dup *batch.DescribeServiceJobOutput) {
+	id := aws.ToString(dup.JobId)
+	j := &job{id: oldID, name: aws.ToString(dup.JobName), instanceType: payloadType(dup)}
+	j.class.Name, j.team.Name = dup.Tags[contract.TagClass], batchrules.ShareOfJob(aws.ToString(dup.QuotaShareName), aws.ToString(dup.ShareIdentifier))
+	switch {
+	case pendingStatuses[dup.Status]:
+		if err := x.terminate(id, contract.RerouteAbandonedReason(oldID, "replaced by "+first)); err != nil {
+			if isThrottle(err) {
+				x.halt(stopThrottled, err)
+			}
+			x.refuse(metrics.RefusedTerminate, j, "terminate a second replacement failed; the next run tries again", err, "newJobId", id)
+			return
+		}
+		x.r.log.Info("second replacement ended", "jobId", oldID, "newJobId", first, "duplicateJobId", id)
+	case isLive(dup.Status):
+		x.refuse(metrics.RefusedBothStarted, j, "two replacements of one job have both started: both are left running", nil, "newJobId", first, "duplicateJobId", id)
+	}
+}
+
 // endedUnstarted reports whether a FAILED job ended without running and
 // without a cancel through trainq: AWS Batch ended it for capacity, or it
 // has no start time at all.

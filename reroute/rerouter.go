@@ -475,6 +475,7 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 		if x.late() {
 			return busy
 		}
+		first := ""
 		for _, cand := range byName[strings.ToLower(ReplacementName(aws.ToString(old.JobName), oldID))] {
 			newID := aws.ToString(cand.JobId)
 			if newID == oldID || busy[newID] {
@@ -495,11 +496,19 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 				continue
 			}
 			busy[oldID], busy[newID] = true, true
-			x.finish(pair{oldID: oldID, newID: newID, newStatus: nd.Status, to: payloadType(nd), resumed: true})
+			if first != "" {
+				// A second replacement of the same job (a lost answer, then
+				// a listing too stale to show the first, and the same token
+				// sent with another type, which Batch need not refuse):
+				// one replacement is enough.
+				x.dropDuplicate(oldID, first, nd)
+			} else {
+				first = newID
+				x.finish(pair{oldID: oldID, newID: newID, newStatus: nd.Status, to: payloadType(nd), resumed: true})
+			}
 			if x.stop != "" {
 				return busy
 			}
-			break
 		}
 	}
 	return busy

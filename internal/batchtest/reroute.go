@@ -106,3 +106,23 @@ func (s *Server) SetPriority(id string, priority int) bool {
 	j.Request.SchedulingPriority = &priority
 	return true
 }
+
+// TagJob adds tags to job id, as TagResource would; it reports whether the
+// job exists.
+func (s *Server) TagJob(id string, tags map[string]string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.find(id)
+	if j == nil {
+		return false
+	}
+	merged := map[string]string{} // a new map: the token record shares the old one
+	for k, v := range j.Request.Tags {
+		merged[k] = v
+	}
+	for k, v := range tags {
+		merged[k] = v
+	}
+	j.Request.Tags = merged
+	return true
+}
