@@ -19,7 +19,7 @@ echo "| measure | value |"
 echo "|---|---|"
 
 # 1. Cold start.
-go run ./bench/reroute/coldstart -n "$n"
+go run ./bench/coldstart -function rerouter -n "$n"
 
 # 2. Time per run, 1,000 runnable jobs (median of 5 benchmark runs of $runs runs each).
 go test ./bench/reroute -run '^$' -bench BenchmarkRun -benchmem -benchtime "${runs}x" -count 5 |

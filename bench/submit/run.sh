@@ -21,7 +21,7 @@ echo "| measure | value |"
 echo "|---|---|"
 
 # 1. Cold start.
-go run ./bench/submit/coldstart -n "$n"
+go run ./bench/coldstart -function submitter -n "$n"
 
 # 2. Handler time per request, Batch stubbed out (median of 5 runs).
 go test ./submit -run '^$' -bench BenchmarkInvoke -benchmem -count 5 |
