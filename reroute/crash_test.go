@@ -193,3 +193,36 @@ func TestASecondReplacementIsEnded(t *testing.T) {
 		t.Errorf("live jobs %+v, want one replacement", live)
 	}
 }
+
+// TestAnOldJobBeyondTheListingMovesFromTheFront: Batch lists the newest
+// jobs first, so in a queue longer than the listing bound the oldest are
+// not listed — the very jobs that have waited. Here the bound is one page
+// (100 jobs): O, research of alpha on p5 (alpha's 4 p5 in use), waited an
+// hour; then 100 sweep jobs of beta on g5, just submitted (not past
+// sweep's 600 s). O is not listed, but the snapshot has it at the front of
+// alpha's share: it is read and moves to p4d (alpha's p4d headroom:
+// min(4 − 0, 8 − 0) = 4 ≥ 1).
+func TestAnOldJobBeyondTheListingMovesFromTheFront(t *testing.T) {
+	e := newEnv(t, nil)
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
+	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Batch: reroute.NewBatchClient(cfg, fastPolicy),
+		Now: func() time.Time { return e.now }, Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}, MaxPages: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.use(saturatedP5)
+	o := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	for range 100 {
+		e.add(spec{class: "sweep", team: "beta", priority: 150, it: "ml.g5.48xlarge"})
+	}
+	oj, _ := e.fake.Job(o)
+	e.fake.SetFront(nil, map[string][]batchtest.Front{"alpha": {{JobARN: oj.ARN}}})
+	e.runWith(t, r)
+	var moved []string
+	for _, s := range e.submitted(t) {
+		moved = append(moved, s.Tags[contract.TagReroutedFrom]+" to "+instanceType(t, s.ServiceRequestPayload))
+	}
+	if len(moved) != 1 || moved[0] != o+" to "+p4d {
+		t.Errorf("moves %v, want %s to %s", moved, o, p4d)
+	}
+}

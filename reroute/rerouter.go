@@ -222,8 +222,25 @@ func (x *run) do() error {
 
 	x.seed(live)
 
+	snap, err := x.snapshot()
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+			return nil
+		}
+		x.r.log.Warn("queue snapshot failed; no move this run", "error", err)
+		return nil
+	}
+	// The jobs at the front of the queue and of each share are the ones
+	// next to start, and those a saturated type holds up; Batch lists the
+	// newest jobs first, so in a queue longer than the listing bound they
+	// may not be listed: they are read as well.
+	front := frontJobs(snap, runnable)
+	runnable = append(runnable, front...)
+
 	// Read the runnable jobs, each once (a listing whose pages shift may
-	// repeat one), oldest first, as many as allowed.
+	// repeat one), oldest first (a front job not listed counts as oldest),
+	// as many as allowed.
 	runnable = unique(runnable)
 	sort.SliceStable(runnable, func(a, b int) bool { return aws.ToInt64(runnable[a].CreatedAt) < aws.ToInt64(runnable[b].CreatedAt) })
 	if len(runnable) > cfg.MaxDescribes {
@@ -235,21 +252,20 @@ func (x *run) do() error {
 		return nil
 	}
 
+	// A front job the listing missed is live too: with its name, read now,
+	// an earlier run's half-done move of it is finished like any other.
+	for _, s := range front {
+		if d := described[aws.ToString(s.JobId)]; d != nil {
+			live = append(live, types.ServiceJobSummary{JobId: s.JobId, JobName: d.JobName, Status: d.Status})
+		}
+	}
+
 	// Finish the moves an earlier run left half done.
 	busy := x.finishLeftovers(live)
 	if x.stop != "" {
 		return nil
 	}
 
-	snap, err := x.snapshot()
-	if err != nil {
-		if isThrottle(err) {
-			x.halt(stopThrottled, err)
-			return nil
-		}
-		x.r.log.Warn("queue snapshot failed; no move this run", "error", err)
-		return nil
-	}
 	usage := batchsdk.QueueUtilization(snap).Usage()
 	if usage == nil {
 		// No usage to judge room by: "nothing in use" would move jobs onto
@@ -303,6 +319,47 @@ func (x *run) do() error {
 		x.move(d)
 	}
 	return nil
+}
+
+// maxFrontJobs bounds the front jobs a run adds to its listing: the
+// snapshot lists at most 100 for the queue and 100 for each share.
+const maxFrontJobs = 100 * (1 + 20)
+
+// frontJobs are the jobs of the snapshot's frontOfQueue and
+// frontOfQuotaShares that listed does not hold, in the snapshot's order,
+// as summaries holding only their id (they are described like the rest).
+func frontJobs(snap *batch.GetJobQueueSnapshotOutput, listed []types.ServiceJobSummary) []types.ServiceJobSummary {
+	have := make(map[string]bool, len(listed))
+	for _, s := range listed {
+		have[aws.ToString(s.JobId)] = true
+	}
+	var out []types.ServiceJobSummary
+	add := func(arn *string) {
+		ref, err := batchrules.ParseServiceJobRef(aws.ToString(arn))
+		if err != nil || have[ref.ID] || len(out) >= maxFrontJobs {
+			return
+		}
+		have[ref.ID] = true
+		out = append(out, types.ServiceJobSummary{JobId: aws.String(ref.ID)})
+	}
+	if f := snap.FrontOfQueue; f != nil {
+		for _, j := range f.Jobs {
+			add(j.JobArn)
+		}
+	}
+	if f := snap.FrontOfQuotaShares; f != nil {
+		shares := make([]string, 0, len(f.QuotaShares))
+		for name := range f.QuotaShares {
+			shares = append(shares, name)
+		}
+		sort.Strings(shares)
+		for _, name := range shares {
+			for _, j := range f.QuotaShares[name] {
+				add(j.JobArn)
+			}
+		}
+	}
+	return out
 }
 
 // late reports whether the run has stopped, stopping it when the
