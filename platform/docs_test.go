@@ -47,7 +47,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 		t.Errorf("example training section (-want +got):\n%s", diff)
 	}
 	// Its header's promise: the reference setup plus the optional examples.
-	// Without alarm e-mails, submitters, re-routing and training access (the platform's
+	// Without alarm e-mails, submitters, re-routing, checkpoints on stop and training access (the platform's
 	// and the teams') it is the embedded default.
 	p.Monitoring.AlarmEmails = nil
 	p.Submission.Submitters = nil
@@ -56,6 +56,11 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 	}
 	for i := range p.Classes {
 		p.Classes[i].Reroute = nil
+		if k := p.Classes[i].Checkpoints; k != nil && k.OnStop != nil {
+			kk := *k
+			kk.OnStop = nil
+			p.Classes[i].Checkpoints = &kk
+		}
 	}
 	p.Training = Training{AWSManagedImages: ptr(true)}
 	if diff := cmp.Diff(Default(), p); diff != "" {

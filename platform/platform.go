@@ -195,6 +195,12 @@ type Checkpoints struct {
 	// checkpoint (60–86400): the simulator counts the work since the last
 	// one as lost at a preemption. It changes nothing in AWS. Default: 1800.
 	IntervalSeconds int `json:"intervalSeconds,omitempty" zero:"refuse"`
+	// OnStop says the class's training code also writes a checkpoint when
+	// SageMaker stops the job: on a preemption or a timeout AWS Batch stops
+	// the training job, and SageMaker sends SIGTERM and waits 120 s before
+	// it ends it. The simulator then counts no work lost at a stop. It
+	// changes nothing in AWS. Default: false.
+	OnStop *bool `json:"onStop,omitempty"`
 }
 
 // ReroutesAfter returns the class's wait threshold in seconds and whether
@@ -204,6 +210,12 @@ func (c Class) ReroutesAfter() (seconds int, on bool) {
 		return 0, false
 	}
 	return c.Reroute.AfterSeconds, true
+}
+
+// CheckpointsOnStop reports whether the class's training code writes a
+// checkpoint when SageMaker stops its job (Checkpoints.OnStop).
+func (c Class) CheckpointsOnStop() bool {
+	return c.Checkpoints != nil && c.Checkpoints.OnStop != nil && *c.Checkpoints.OnStop
 }
 
 // CheckpointInterval returns the class's checkpoint interval in seconds and

@@ -215,6 +215,9 @@ type engine struct {
 	fair fairState
 
 	ckpt []int64 // per class: checkpoint interval in seconds, 0 when off (and under FIFO)
+	// ckptStop is, per class, whether its code checkpoints when SageMaker
+	// stops an attempt (checkpoints.onStop; never under FIFO).
+	ckptStop []bool
 	rr   rerouter
 
 	stats   *collector
@@ -315,9 +318,11 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 	e.view.Shares = make([]batchrules.ShareState, nShares)
 	e.fair = newFairState(p, nShares)
 	e.ckpt = make([]int64, len(e.classes))
+	e.ckptStop = make([]bool, len(e.classes))
 	if e.policy == PolicyPlatform {
 		for i, c := range e.classes {
 			e.ckpt[i] = checkpointSeconds(c)
+			e.ckptStop[i] = c.CheckpointsOnStop()
 		}
 	}
 	e.rr = newRerouter(e)
@@ -581,7 +586,7 @@ func (e *engine) stop(idx int32, outcome attemptOutcome) {
 	j.runTotal += d
 	var keep int64
 	if outcome != attemptCompleted {
-		keep = checkpointed(d, e.ckpt[j.class])
+		keep = checkpointed(d, e.ckpt[j.class], e.ckptStop[j.class])
 		j.remaining -= keep
 		j.saved += keep
 		j.lost += d - keep

@@ -162,7 +162,11 @@ func (s Settings) Summary() string {
 				strings.Join(c.Reroute.InstanceTypes, ", "), c.Reroute.MaxMoves))
 		}
 		if c.CheckpointSeconds > 0 {
-			ck = append(ck, fmt.Sprintf("%s %d s", c.Name, c.CheckpointSeconds))
+			if c.CheckpointOnStop {
+				ck = append(ck, fmt.Sprintf("%s %d s and on stop", c.Name, c.CheckpointSeconds))
+			} else {
+				ck = append(ck, fmt.Sprintf("%s %d s", c.Name, c.CheckpointSeconds))
+			}
 		}
 	}
 	out := "re-routing off"

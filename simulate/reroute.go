@@ -476,7 +476,7 @@ func (e *engine) settings() Settings {
 		s.Rerouting = &RerouteRun{EveryMinutes: int(e.rr.period / 60), MaxMovesPerMinute: e.rr.perRun}
 	}
 	for i, c := range e.classes {
-		cs := ClassSettings{Name: c.Name, CheckpointSeconds: e.ckpt[i]}
+		cs := ClassSettings{Name: c.Name, CheckpointSeconds: e.ckpt[i], CheckpointOnStop: e.ckptStop[i]}
 		if e.rr.on && c.Reroute != nil {
 			r := *c.Reroute
 			r.InstanceTypes = slices.Clone(r.InstanceTypes)

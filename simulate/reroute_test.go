@@ -56,6 +56,26 @@ func TestCheckpoints(t *testing.T) {
 			t.Errorf("without checkpoints: end %d, lost %d, saved %d; want 14100, 4000, 0", r.End, r.LostSeconds, r.SavedSeconds)
 		}
 	})
+	t.Run("a job whose code checkpoints when stopped keeps all it ran", func(t *testing.T) {
+		// As above, with onStop: the preemption at 4,000 stops r's training
+		// job, and its code saves on SIGTERM: it keeps all 4,000 s, loses
+		// nothing, and resumes at 4,100 with 10,000 − 4,000 = 6,000 s left:
+		// it completes at 10,100, ran 4,000 + 6,000 = 10,000 s and waited
+		// 10,100 − 10,000 = 100 s.
+		p := ckptPlatform(t, ", checkpoints: {intervalSeconds: 1800, onStop: true}")
+		res, recs := records(t, p, "", job("r", "a").runs(10000).Job(), job("p", "a").at(4000).class("production").runs(100).Job())
+		if r := recs[1]; r.ID != "r" || r.End != 10100 || r.Wait != 100 || r.LostSeconds != 0 || r.SavedSeconds != 4000 {
+			t.Errorf("record %+v: want r to end at 10100 after waiting 100 s, 0 s lost, 4000 s saved", r)
+		}
+		if res.LostInstanceHours != 0 {
+			t.Errorf("lost instance-hours %v, want 0", res.LostInstanceHours)
+		}
+		// FIFO keeps no checkpoints, on a stop or otherwise.
+		_, rec := run(t, p, simulate.PolicyFIFO, job("r", "a").runs(10000).Job())
+		if diff := cmp.Diff([]string{"start r@0", "done r@10000"}, rec.lines); diff != "" {
+			t.Errorf("FIFO (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("a failed job's checkpoints count as lost", func(t *testing.T) {
 		// preemptionRetries 0: r fails at its first preemption, at 4,000
 		// (R10). Its checkpoints kept 3,600 s, but for nothing: all 4,000

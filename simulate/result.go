@@ -143,6 +143,9 @@ type ClassSettings struct {
 	Reroute *platform.Reroute `json:"reroute"`
 	// CheckpointSeconds is the checkpoint interval, 0 when off.
 	CheckpointSeconds int64 `json:"checkpointSeconds"`
+	// CheckpointOnStop is true when the class's code also saves when
+	// SageMaker stops the job (checkpoints.onStop).
+	CheckpointOnStop bool `json:"checkpointOnStop"`
 }
 
 // TypeStats is the use of one instance type.

@@ -122,8 +122,23 @@ func checkpointSeconds(c platform.Class) int64 {
 // directory is /opt/ml/checkpoints/"). How often the code writes, that
 // writing and restoring take no time, and that the next attempt resumes at
 // the last checkpoint are trainq's reading (R22).
-func checkpointed(ran, interval int64) int64 {
-	if interval <= 0 {
+//
+// With onStop the code also writes one when SageMaker stops the attempt —
+// the only ways an attempt ends unfinished here are a preemption and a
+// timeout, and both stop the training job: "When you terminate a service
+// job, AWS Batch stops the job and notifies the target service. For
+// SageMaker Training jobs, this will stop the training job in SageMaker AI
+// as well" (terminate-service-jobs.html), and "To stop a job, SageMaker
+// sends the algorithm the SIGTERM signal, which delays job termination for
+// 120 seconds. Algorithms might use this 120-second window to save the
+// model artifacts" (API_StopTrainingJob.html). The attempt then keeps all
+// it ran. That a preemption stops the job the same way, and that the save
+// fits in the 120 s, are the reading (R22).
+func checkpointed(ran, interval int64, onStop bool) int64 {
+	switch {
+	case onStop:
+		return ran
+	case interval <= 0:
 		return 0
 	}
 	return ran / interval * interval
