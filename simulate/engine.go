@@ -218,7 +218,7 @@ type engine struct {
 	// ckptStop is, per class, whether its code checkpoints when SageMaker
 	// stops an attempt (checkpoints.onStop; never under FIFO).
 	ckptStop []bool
-	rr   rerouter
+	rr       rerouter
 
 	stats   *collector
 	scratch []Victim
