@@ -226,3 +226,129 @@ func TestAnOldJobBeyondTheListingMovesFromTheFront(t *testing.T) {
 		t.Errorf("moves %v, want %s to %s", moved, o, p4d)
 	}
 }
+
+func liveDesc(e *env) []string {
+	var out []string
+	for _, j := range e.fake.Live() {
+		out = append(out, j.ID+"("+j.Status+" from="+j.Request.Tags[contract.TagReroutedFrom]+")")
+	}
+	return out
+}
+
+// two replacements, the started one listed after the waiting one
+// (RUNNING is listed last): the waiting one is kept, the started one
+// "pages", and both stay live.
+func TestOfTwoReplacementsTheStartedOneIsKept(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	old, _ := e.fake.Job(a)
+	b1 := e.add(spec{name: reroute.ReplacementName(old.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute})
+	b2 := e.add(spec{name: reroute.ReplacementName(old.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, status: "RUNNING"})
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a, contract.TagMoves: "1"})
+	}
+	for i := 0; i < 3; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if live := e.fake.Live(); len(live) != 1 {
+		t.Errorf("lineage of %s: %d live jobs at rest, want 1: %v", a, len(live), liveDesc(e))
+	}
+}
+
+// the old job is terminated first (finish), then terminating the
+// second replacement fails: A is FAILED, so no later run pairs it again.
+func TestASecondReplacementIsEndedEvenAfterAFailure(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	old, _ := e.fake.Job(a)
+	for _, it := range []string{p4d, g5} {
+		id := e.add(spec{name: reroute.ReplacementName(old.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: it, waited: time.Minute})
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a, contract.TagMoves: "1"})
+	}
+	// terminate(A) succeeds, terminate(B2) fails with its retries.
+	e.fake.Script("TerminateServiceJob", batchtest.Fault{}, batchtest.ServerError, batchtest.ServerError, batchtest.ServerError)
+	for i := 0; i < 3; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if live := e.fake.Live(); len(live) != 1 {
+		t.Errorf("lineage of %s: %d live jobs at rest, want 1: %v", a, len(live), liveDesc(e))
+	}
+}
+
+// the sequence the duplicate handling was written for: a lost answer
+// and a stale listing in run 1, a stale listing again in run 2 (A read
+// from the front of its share), so run 2 sends the same token with
+// another type and Batch takes it. Run 2 then terminates A at once: the
+// two replacements are never paired again.
+func TestALostAnswerAndStaleListingsLeaveOneLiveJob(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	aj, _ := e.fake.Job(a)
+	e.fake.SetFront(nil, map[string][]batchtest.Front{"alpha": {{JobARN: aj.ARN}}})
+	ok := batchtest.Fault{}
+	stale := batchtest.Fault{Stale: true}
+	// run 1: 6 live listings, FAILED, findReplacement; then relook x3 stale.
+	e.fake.Script("ListServiceJobs", ok, ok, ok, ok, ok, ok, ok, ok, stale, stale, stale)
+	e.fake.Script("SubmitServiceJob", batchtest.Fault{LoseAnswer: true})
+	t.Logf("run1 %+v", e.run(t))
+	t.Logf("after run1: %v", liveDesc(e))
+	e.fake.ClearScripts()
+	for _, j := range e.fake.Live() {
+		e.fake.SetStatus(j.ID, "RUNNABLE")
+	}
+	// run 2: RUNNABLE listing stale (A comes from the front), p4d now full
+	// for alpha, findReplacement stale.
+	e.now = e.now.Add(5 * time.Minute)
+	e.use(map[string]map[string]float64{"alpha": {p5: 4, p4d: 4}})
+	e.fake.Script("ListServiceJobs", stale, ok, ok, ok, ok, ok, ok, stale)
+	t.Logf("run2 %+v", e.run(t)); t.Logf("after run2: %v\n%s", liveDesc(e), e.log.String()); e.log.Reset(); e.fake.SetFront(nil, nil) // a fresh snapshot: A has ended
+	e.fake.ClearScripts()
+	for i := 0; i < 2; i++ {
+		e.now = e.now.Add(5 * time.Minute)
+		t.Logf("run%d %+v", i+3, e.run(t))
+	}
+	if live := e.fake.Live(); len(live) != 1 {
+		t.Errorf("lineage of %s: %d live jobs at rest, want 1: %v", a, len(live), liveDesc(e))
+	}
+}
+
+// a replacement whose old job Batch no longer describes (expired):
+// predecessorLive answers "live" on any error, so it never moves.
+func TestAReplacementWhoseOldJobBatchNoLongerKnowsMoves(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	b := e.add(spec{name: "job-x-rdeadbeef", class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour, moves: 1})
+	e.fake.TagJob(b, map[string]string{contract.TagReroutedFrom: "0a0a0a0a-0000-0000-0000-000000000000"})
+	for i := 0; i < 2; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if n := len(e.submitted(t)) - 1; n != 1 {
+		t.Errorf("%d moves of %s, want 1 (its old job expired, nothing else is live)", n, b)
+	}
+	if strings.Contains(e.log.String(), "a failed job replaced failed") {
+		t.Logf("log says: describe the job a failed job replaced failed (for a waiting job)")
+	}
+}
+
+// a stale snapshot still has A at the front after its move finished:
+// the move is counted again.
+func TestAStaleFrontDoesNotCountAMoveTwice(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	aj, _ := e.fake.Job(a)
+	e.fake.SetFront(nil, map[string][]batchtest.Front{"alpha": {{JobARN: aj.ARN}}})
+	s1 := e.run(t)
+	e.now = e.now.Add(5 * time.Minute)
+	s2 := e.run(t)
+	t.Logf("run1 %+v run2 %+v live %v", s1, s2, liveDesc(e))
+	if s1.Moved+s2.Moved != 1 {
+		t.Errorf("one move counted %d times", s1.Moved+s2.Moved)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/batchrules/batchsdk"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 )
@@ -133,9 +134,16 @@ func (x *run) predecessorLive(j *job) bool {
 		return false
 	}
 	d, err := x.describe(from)
+	if err != nil && batchsdk.IsNotFound(err) {
+		return false // Batch no longer holds it: long ended
+	}
+	if err != nil && isThrottle(err) {
+		x.halt(stopThrottled, err)
+		return true
+	}
 	if err != nil {
 		// Unknown: do not risk a second live job; the next run asks again.
-		x.r.log.Warn("describe the job a failed job replaced failed; it is not resubmitted this run", "jobId", j.id, "replaced", from, "error", err)
+		x.r.log.Warn("describe the job it replaced failed; the job is not moved this run", "jobId", j.id, "replaced", from, "error", err)
 		return true
 	}
 	return isLive(d.Status)

@@ -237,6 +237,13 @@ func (x *run) do() error {
 	// may not be listed: they are read as well.
 	front := frontJobs(snap, runnable)
 	runnable = append(runnable, front...)
+	// A front job the listing missed is read fresh, never from the cache:
+	// the snapshot may lag a move that ended it.
+	x.r.mu.Lock()
+	for _, s := range front {
+		delete(x.r.cache, aws.ToString(s.JobId))
+	}
+	x.r.mu.Unlock()
 
 	// Read the runnable jobs, each once (a listing whose pages shift may
 	// repeat one), oldest first (a front job not listed counts as oldest),
@@ -255,7 +262,7 @@ func (x *run) do() error {
 	// A front job the listing missed is live too: with its name, read now,
 	// an earlier run's half-done move of it is finished like any other.
 	for _, s := range front {
-		if d := described[aws.ToString(s.JobId)]; d != nil {
+		if d := described[aws.ToString(s.JobId)]; d != nil && isLive(d.Status) {
 			live = append(live, types.ServiceJobSummary{JobId: s.JobId, JobName: d.JobName, Status: d.Status})
 		}
 	}
@@ -524,6 +531,63 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 		byName[n] = append(byName[n], s)
 	}
 	busy := map[string]bool{}
+	// Replacements of one old job share its replacement's name: two live
+	// jobs of that name with the same TagReroutedFrom are duplicates,
+	// whether or not the old job is still live. Keep one (a started one
+	// first) and end the others before the old job is finished, so that a
+	// failure or a crash leaves a state the next run sees again.
+	for n, cands := range byName {
+		if len(cands) < 2 || !replacedSuffix.MatchString(n) {
+			continue
+		}
+		byOld := map[string][]*batch.DescribeServiceJobOutput{}
+		var olds []string
+		for _, c := range cands {
+			id := aws.ToString(c.JobId)
+			if busy[id] {
+				continue
+			}
+			d, err := x.describe(id)
+			if err != nil {
+				if isThrottle(err) {
+					x.halt(stopThrottled, err)
+					return busy
+				}
+				busy[id] = true
+				continue
+			}
+			from := d.Tags[contract.TagReroutedFrom]
+			if from == "" || d.Tags[contract.TagPlatform] != x.r.cfg.Platform.Name || !isLive(d.Status) {
+				continue
+			}
+			if byOld[from] == nil {
+				olds = append(olds, from)
+			}
+			byOld[from] = append(byOld[from], d)
+		}
+		for _, from := range olds {
+			ds := byOld[from]
+			if len(ds) < 2 {
+				continue
+			}
+			keep := 0
+			for i, d := range ds {
+				if !pendingStatuses[d.Status] {
+					keep = i
+					break
+				}
+			}
+			for i, d := range ds {
+				if i != keep {
+					x.dropDuplicate(from, aws.ToString(ds[keep].JobId), d)
+					busy[aws.ToString(d.JobId)] = true
+					if x.stop != "" {
+						return busy
+					}
+				}
+			}
+		}
+	}
 	for _, old := range live {
 		oldID := aws.ToString(old.JobId)
 		if busy[oldID] {
