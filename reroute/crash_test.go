@@ -306,7 +306,10 @@ func TestALostAnswerAndStaleListingsLeaveOneLiveJob(t *testing.T) {
 	e.now = e.now.Add(5 * time.Minute)
 	e.use(map[string]map[string]float64{"alpha": {p5: 4, p4d: 4}})
 	e.fake.Script("ListServiceJobs", stale, ok, ok, ok, ok, ok, ok, stale)
-	t.Logf("run2 %+v", e.run(t)); t.Logf("after run2: %v\n%s", liveDesc(e), e.log.String()); e.log.Reset(); e.fake.SetFront(nil, nil) // a fresh snapshot: A has ended
+	t.Logf("run2 %+v", e.run(t))
+	t.Logf("after run2: %v\n%s", liveDesc(e), e.log.String())
+	e.log.Reset()
+	e.fake.SetFront(nil, nil) // a fresh snapshot: A has ended
 	e.fake.ClearScripts()
 	for i := 0; i < 2; i++ {
 		e.now = e.now.Add(5 * time.Minute)
