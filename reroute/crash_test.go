@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
@@ -136,11 +137,9 @@ func TestAnOldJobEndedForCapacityMidMoveKeepsItsReplacement(t *testing.T) {
 	e.fake.OnSubmit(func(created batchtest.Job) {
 		if !once {
 			once = true
-			go func() { // the queue's time limit action fires right now
-				e.fake.SetStatus(a, "FAILED")
-				e.fake.SetStatusReason(a, "Terminated by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY")
-			}()
-			time.Sleep(20 * time.Millisecond)
+			// The queue's time limit action fires now, before the answer.
+			e.fake.SetStatus(a, "FAILED")
+			e.fake.SetStatusReason(a, "Terminated by JobStateTimeLimit action due to reason: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY")
 		}
 	})
 	for i := 0; i < 3; i++ {
@@ -353,5 +352,140 @@ func TestAStaleFrontDoesNotCountAMoveTwice(t *testing.T) {
 	t.Logf("run1 %+v run2 %+v live %v", s1, s2, liveDesc(e))
 	if s1.Moved+s2.Moved != 1 {
 		t.Errorf("one move counted %d times", s1.Moved+s2.Moved)
+	}
+}
+
+// repeatList repeats job id in the unfiltered RUNNABLE listing, as a
+// listing whose pages shift does (rerouter.go says so: unique()).
+type repeatList struct {
+	*batch.Client
+	id    string
+	delay time.Duration
+}
+
+func (c *repeatList) ListServiceJobs(ctx context.Context, in *batch.ListServiceJobsInput, o ...func(*batch.Options)) (*batch.ListServiceJobsOutput, error) {
+	out, err := c.Client.ListServiceJobs(ctx, in, o...)
+	if err == nil && c.id != "" && in.JobStatus == types.ServiceJobStatusRunnable && len(in.Filters) == 0 {
+		for _, s := range out.JobSummaryList {
+			if aws.ToString(s.JobId) == c.id {
+				out.JobSummaryList = append(out.JobSummaryList, s)
+				break
+			}
+		}
+	}
+	return out, err
+}
+
+func (c *repeatList) DescribeServiceJob(ctx context.Context, in *batch.DescribeServiceJobInput, o ...func(*batch.Options)) (*batch.DescribeServiceJobOutput, error) {
+	if c.delay > 0 {
+		time.Sleep(c.delay)
+	}
+	return c.Client.DescribeServiceJob(ctx, in, o...)
+}
+
+func newWith(t *testing.T, e *env, wrap func(*batch.Client) reroute.BatchAPI) *reroute.Rerouter {
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
+	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Batch: wrap(reroute.NewBatchClient(cfg, fastPolicy)),
+		Now: func() time.Time { return e.now }, Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// the move A -> B is done (A FAILED, rerouted); B waits. The RUNNABLE
+// listing repeats B (page shift). The duplicate pass sees [B, B] under B's
+// name, keeps B and "drops" B: the lineage's only live job is terminated.
+func TestARepeatedListingKeepsTheOnlyReplacement(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	aj, _ := e.fake.Job(a)
+	b := e.add(spec{name: reroute.ReplacementName(aj.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
+	e.fake.TagJob(b, map[string]string{contract.TagReroutedFrom: a})
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b, p4d))
+	r := newWith(t, e, func(c *batch.Client) reroute.BatchAPI { return &repeatList{Client: c, id: b} })
+	t.Logf("run %+v", e.runWith(t, r))
+	if live := e.fake.Live(); len(live) != 1 {
+		t.Errorf("lineage of %s: %d live jobs at rest, want 1: %v\n%s", a, len(live), liveDesc(e), e.log.String())
+	}
+}
+
+// B has started; a stale snapshot still has it at the front of its
+// share; B is listed RUNNING and appended again from the front: a false
+// BOTH_STARTED (pages) for a lineage with one live job.
+func TestAStaleFrontOfAStartedReplacementDoesNotPage(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	aj, _ := e.fake.Job(a)
+	b := e.add(spec{name: reroute.ReplacementName(aj.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1, status: "RUNNING"})
+	e.fake.TagJob(b, map[string]string{contract.TagReroutedFrom: a})
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b, p4d))
+	bj, _ := e.fake.Job(b)
+	e.fake.SetFront(nil, map[string][]batchtest.Front{"alpha": {{JobARN: bj.ARN}}})
+	s := e.run(t)
+	t.Logf("run %+v", s)
+	if s.RefusedBy["BOTH_STARTED"] != 0 {
+		t.Errorf("BOTH_STARTED paged for a lineage with one live job (%v)", liveDesc(e))
+	}
+}
+
+// a replacement B2 (duplicate of B1, both of A) moved on to C and the
+// run died before terminating B2; B1 has started. The duplicate pass keeps
+// B1, terminates B2 and marks it busy: C is never paired again. B1 and C
+// stay live for good.
+func TestAnEndedDuplicateTakesItsOwnReplacementWithIt(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+	aj, _ := e.fake.Job(a)
+	bn := reroute.ReplacementName(aj.Request.JobName, a)
+	b1 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1, status: "RUNNING"})
+	b2 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+	}
+	c := e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2})
+	e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+	for i := 0; i < 3; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if live := e.fake.Live(); len(live) != 1 {
+		t.Errorf("lineage of %s: %d live jobs at rest, want 1: %v", a, len(live), liveDesc(e))
+	}
+}
+
+// TestManyJobsSharingAReplacementLikeNameDoNotStallTheRun: 300 running
+// sweeps of another kind share a name that looks like a replacement's
+// ("resnet-r3f9a2b1c": "-r" and eight hex digits), and A and its
+// replacement B are both live (an earlier run stopped between the two
+// calls). The duplicate pass describes at most 100 of the 300 a run, not
+// all of them, and the run still finishes A's move: one of A and B is
+// left, with the 300.
+func TestManyJobsSharingAReplacementLikeNameDoNotStallTheRun(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	for range 300 {
+		e.add(spec{name: "resnet-r3f9a2b1c", class: "sweep", team: "beta", priority: 150, it: g5, status: "RUNNING"})
+	}
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour})
+	aj, _ := e.fake.Job(a)
+	b := e.add(spec{name: reroute.ReplacementName(aj.Request.JobName, a), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
+	e.fake.TagJob(b, map[string]string{contract.TagReroutedFrom: a})
+	before := len(e.fake.Calls("DescribeServiceJob"))
+	e.run(t)
+	// A and B (the runnable jobs), at most 100 in the duplicate pass, B
+	// again and A again to finish the move: well under 300.
+	if n := len(e.fake.Calls("DescribeServiceJob")) - before; n > 110 {
+		t.Errorf("%d descriptions in one run, want at most 110 (2 runnable, 100 in the duplicate pass, the move's few)", n)
+	}
+	if live := e.fake.Live(); len(live) != 301 {
+		t.Errorf("live %d, want 301 (the 300 sweeps and one of A and B)", len(live))
 	}
 }

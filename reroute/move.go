@@ -56,7 +56,11 @@ func (x *run) move(dc decision) {
 		// A replacement whose old job is still live: that move is not
 		// finished (finishLeftovers finishes it); moving this job now would
 		// leave the old one and a second replacement live.
-		x.sum.Skipped++
+		if x.stop != "" {
+			x.sum.Deferred++ // throttled: the next run asks again
+		} else {
+			x.sum.Skipped++
+		}
 		return
 	}
 	in, err := x.request(j, dc.to, name)

@@ -267,6 +267,10 @@ func (x *run) do() error {
 		}
 	}
 
+	// Each job once: a listing whose pages shift may repeat one, and a
+	// front job may be listed under another status.
+	live = unique(live)
+
 	// Finish the moves an earlier run left half done.
 	busy := x.finishLeftovers(live)
 	if x.stop != "" {
@@ -518,42 +522,59 @@ func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
 	return j
 }
 
-// finishLeftovers finds, among the live jobs, pairs an earlier run left:
-// an old job and its replacement both live (the run stopped between the
-// submission and the termination). It finishes each (finish) and returns
-// the ids of the jobs involved, which this run does not move again.
-// A replacement is recognised by its name (ReplacementName of the old
-// job's name and id) and confirmed by its TagReroutedFrom tag.
-func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
-	byName := map[string][]types.ServiceJobSummary{}
-	for _, s := range live {
-		n := strings.ToLower(aws.ToString(s.JobName))
-		byName[n] = append(byName[n], s)
-	}
-	busy := map[string]bool{}
-	// Replacements of one old job share its replacement's name: two live
-	// jobs of that name with the same TagReroutedFrom are duplicates,
-	// whether or not the old job is still live. Keep one (a started one
-	// first) and end the others before the old job is finished, so that a
-	// failure or a crash leaves a state the next run sees again.
-	for n, cands := range byName {
-		if len(cands) < 2 || !replacedSuffix.MatchString(n) {
-			continue
+// maxDuplicateDescribes bounds the descriptions the duplicate pass makes in
+// one run: jobs of other platforms or of no move may share a name that
+// looks like a replacement's, and the pass must leave the run its time.
+const maxDuplicateDescribes = 100
+
+// cutDuplicates ends all but one live replacement of each old job (a
+// started one is kept), and the live replacements those had made in turn,
+// marking every job it ends busy.
+func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy map[string]bool) {
+	budget, warned := maxDuplicateDescribes, false
+	describe := func(id string) (*batch.DescribeServiceJobOutput, bool) {
+		if x.late() {
+			return nil, false
 		}
+		if budget == 0 {
+			if !warned {
+				warned = true
+				x.r.log.Warn("duplicate replacements not all checked; the rest next run", "describes", maxDuplicateDescribes)
+			}
+			return nil, false
+		}
+		budget--
+		d, err := x.describe(id)
+		if err != nil {
+			if isThrottle(err) {
+				x.halt(stopThrottled, err)
+			}
+			return nil, false
+		}
+		return d, true
+	}
+	names := make([]string, 0, len(byName))
+	for n, cands := range byName {
+		if len(cands) >= 2 && replacedSuffix.MatchString(n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		seen := map[string]bool{}
 		byOld := map[string][]*batch.DescribeServiceJobOutput{}
 		var olds []string
-		for _, c := range cands {
+		for _, c := range byName[n] {
 			id := aws.ToString(c.JobId)
-			if busy[id] {
-				continue
+			if seen[id] || busy[id] {
+				continue // a listing may repeat a job
 			}
-			d, err := x.describe(id)
-			if err != nil {
-				if isThrottle(err) {
-					x.halt(stopThrottled, err)
-					return busy
-				}
-				busy[id] = true
+			seen[id] = true
+			d, ok := describe(id)
+			if x.stop != "" {
+				return
+			}
+			if !ok {
 				continue
 			}
 			from := d.Tags[contract.TagReroutedFrom]
@@ -570,23 +591,68 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 			if len(ds) < 2 {
 				continue
 			}
-			keep := 0
-			for i, d := range ds {
+			keep := ds[0]
+			for _, d := range ds {
 				if !pendingStatuses[d.Status] {
-					keep = i
+					keep = d
 					break
 				}
 			}
-			for i, d := range ds {
-				if i != keep {
-					x.dropDuplicate(from, aws.ToString(ds[keep].JobId), d)
-					busy[aws.ToString(d.JobId)] = true
+			keepID := aws.ToString(keep.JobId)
+			for _, d := range ds {
+				if id := aws.ToString(d.JobId); id != keepID {
+					busy[id] = true
+					x.dropDuplicate(from, keepID, d)
+					// What the dropped one had itself moved to is no
+					// lineage either.
+					for k, cur := 0, d; cur != nil && k < platform.MaxRerouteMoves && x.stop == ""; k++ {
+						var next *batch.DescribeServiceJobOutput
+						curID := aws.ToString(cur.JobId)
+						for _, c := range byName[strings.ToLower(ReplacementName(aws.ToString(cur.JobName), curID))] {
+							cid := aws.ToString(c.JobId)
+							if busy[cid] {
+								continue
+							}
+							cd, ok := describe(cid)
+							if ok && cd.Tags[contract.TagReroutedFrom] == curID && isLive(cd.Status) {
+								busy[cid] = true
+								x.dropDuplicate(curID, keepID, cd)
+								next = cd
+								break
+							}
+						}
+						cur = next
+					}
 					if x.stop != "" {
-						return busy
+						return
 					}
 				}
 			}
 		}
+	}
+}
+
+// finishLeftovers finds, among the live jobs, pairs an earlier run left:
+// an old job and its replacement both live (the run stopped between the
+// submission and the termination). It finishes each (finish) and returns
+// the ids of the jobs involved, which this run does not move again.
+// A replacement is recognised by its name (ReplacementName of the old
+// job's name and id) and confirmed by its TagReroutedFrom tag.
+func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
+	byName := map[string][]types.ServiceJobSummary{}
+	for _, s := range live {
+		n := strings.ToLower(aws.ToString(s.JobName))
+		byName[n] = append(byName[n], s)
+	}
+	busy := map[string]bool{}
+	// Replacements of one old job share its replacement's name: two live
+	// jobs of that name with the same TagReroutedFrom are duplicates,
+	// whether or not the old job is still live. One is kept (a started one
+	// first) and the others are ended before any old job is finished, so
+	// that a failure or a crash leaves a state the next run sees again.
+	x.cutDuplicates(byName, busy)
+	if x.stop != "" {
+		return busy
 	}
 	for _, old := range live {
 		oldID := aws.ToString(old.JobId)
