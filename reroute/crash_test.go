@@ -3,6 +3,7 @@ package reroute_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -487,5 +488,153 @@ func TestManyJobsSharingAReplacementLikeNameDoNotStallTheRun(t *testing.T) {
 	}
 	if live := e.fake.Live(); len(live) != 301 {
 		t.Errorf("live %d, want 301 (the 300 sweeps and one of A and B)", len(live))
+	}
+}
+
+func liveOf(e *env, ids ...string) []string {
+	var out []string
+	for _, j := range e.fake.Live() {
+		for _, id := range ids {
+			if j.ID == id {
+				out = append(out, fmt.Sprintf("%s(%s)", id, j.Status))
+			}
+		}
+	}
+	return out
+}
+
+// 300 jobs of another platform share a replacement-like name that sorts
+// before the lineage's; every run spends the whole 100-describe budget on
+// them, so a real duplicate pair (B1, B2 of ended A) is never cut.
+func TestDuplicatesAreReachedPastNamesOfOtherJobs(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	for range 300 {
+		e.add(spec{name: "aaa-r3f9a2b1c", class: "sweep", team: "beta", priority: 150, it: g5, status: "RUNNING", platform: "other"})
+	}
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+	aj, _ := e.fake.Job(a)
+	bn := reroute.ReplacementName(aj.Request.JobName, a)
+	b1 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
+	b2 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, moves: 1})
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+	}
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+	for i := 0; i < 5; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if l := liveOf(e, a, b1, b2); len(l) != 1 {
+		t.Errorf("lineage of %s: live %v, want 1", a, l)
+	}
+}
+
+// B1, B2 duplicates of ended A, both waiting; B2 moved on to C, which
+// has STARTED (the run died before terminating B2). keep = ds[0] ignores
+// C: if B1 is kept, B2 is terminated, C is left (BOTH_STARTED) and B1
+// waits too: two live jobs for good.
+func TestTheDuplicateKeptIsTheOneWhoseMoveStarted(t *testing.T) {
+	for _, b2First := range []bool{false, true} {
+		t.Run(fmt.Sprint("b2First=", b2First), func(t *testing.T) {
+			e := newEnv(t, nil)
+			e.use(saturatedP5)
+			a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+			aj, _ := e.fake.Job(a)
+			bn := reroute.ReplacementName(aj.Request.JobName, a)
+			var b1, b2 string
+			if b2First {
+				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
+				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1})
+			} else {
+				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1})
+				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
+			}
+			for _, id := range []string{b1, b2} {
+				e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+			}
+			c := e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2, status: "RUNNING"})
+			e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
+			e.fake.SetStatus(a, "FAILED")
+			e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+			for i := 0; i < 3; i++ {
+				t.Logf("run%d %+v", i+1, e.run(t))
+				e.now = e.now.Add(5 * time.Minute)
+			}
+			if l := liveOf(e, a, b1, b2, c); len(l) != 1 {
+				t.Errorf("lineage: live %v (b1=%s b2=%s c=%s), want 1", l, b1, b2, c)
+			}
+		})
+	}
+}
+
+// B1 (started) and B2 are duplicates of ended A, and B2 moved on to C. The
+// budget runs out before C is read (98 other jobs first): nothing of the
+// pair is ended or finished this run, so the next run, which knows the 98
+// are no replacements, reads the whole subtree, keeps B1 and ends C, then
+// B2: one live job.
+func TestAPassStoppedMidwayLosesNoPair(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	for range 98 {
+		e.add(spec{name: "aaa-r3f9a2b1c", class: "sweep", team: "beta", priority: 150, it: g5, status: "RUNNING", platform: "other"})
+	}
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+	aj, _ := e.fake.Job(a)
+	bn := reroute.ReplacementName(aj.Request.JobName, a)
+	b1 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1, status: "RUNNING"})
+	b2 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+	}
+	c := e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2})
+	e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+	for i := 0; i < 4; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if l := liveOf(e, a, b1, b2, c); len(l) != 1 {
+		t.Errorf("lineage: live %v (b1=%s b2=%s c=%s), want 1", l, b1, b2, c)
+	}
+}
+
+// B2, the duplicate dropped, has two live replacements C1 and C2
+// (duplicates themselves): both are ended with it.
+func TestEveryReplacementOfADroppedDuplicateIsEnded(t *testing.T) {
+	id := func(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n) }
+	k := 0
+	for ; reroute.ReplacementName("x", id(k)) >= reroute.ReplacementName("x", id(k+2)); k++ {
+	}
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	for range k {
+		e.add(spec{class: "sweep", team: "beta", priority: 150, it: g5, status: "SUCCEEDED", platform: "other"})
+	}
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+	aj, _ := e.fake.Job(a)
+	bn := reroute.ReplacementName(aj.Request.JobName, a)
+	b1 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1, status: "RUNNING"})
+	b2 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
+	cn := reroute.ReplacementName(bn, b2)
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+	}
+	t.Logf("bn=%s cn=%s bn<cn=%v", bn, cn, bn < cn)
+	c1 := e.add(spec{name: cn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2})
+	c2 := e.add(spec{name: cn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, moves: 2})
+	for _, id := range []string{c1, c2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: b2})
+	}
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+	for i := 0; i < 3; i++ {
+		t.Logf("run%d %+v", i+1, e.run(t))
+		e.now = e.now.Add(5 * time.Minute)
+	}
+	if l := liveOf(e, a, b1, b2, c1, c2); len(l) != 1 {
+		t.Errorf("lineage: live %v, want 1", l)
 	}
 }

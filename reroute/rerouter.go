@@ -37,6 +37,10 @@ type Rerouter struct {
 	// cache holds the runnable jobs' descriptions of the last run, for
 	// planning only: a move describes its job again first.
 	cache map[string]cached
+	// notReplacement remembers jobs read by the duplicate pass that are no
+	// replacement of this platform's (tags fixed at submission), so that
+	// each is read once (bounded by maxNotReplacement).
+	notReplacement map[string]bool
 }
 
 // New checks cfg and returns a Rerouter.
@@ -92,7 +96,7 @@ func New(cfg Config) (*Rerouter, error) {
 	if cfg.Logger != nil {
 		h = cfg.Logger.Handler()
 	}
-	r := &Rerouter{cfg: cfg, log: slog.New(contract.BoundedLog(h))}
+	r := &Rerouter{cfg: cfg, log: slog.New(contract.BoundedLog(h)), notReplacement: map[string]bool{}}
 	r.tokens, r.tokensAt = float64(cfg.Platform.Rerouting.MaxMovesPerMinute), cfg.Now()
 	return r, nil
 }
@@ -525,21 +529,31 @@ func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
 // maxDuplicateDescribes bounds the descriptions the duplicate pass makes in
 // one run: jobs of other platforms or of no move may share a name that
 // looks like a replacement's, and the pass must leave the run its time.
+// Such jobs are remembered (Rerouter.notReplacement), so a later run
+// reads the others.
 const maxDuplicateDescribes = 100
 
-// cutDuplicates ends all but one live replacement of each old job (a
-// started one is kept), and the live replacements those had made in turn,
-// marking every job it ends busy.
+// maxNotReplacement bounds Rerouter.notReplacement; past it the memory
+// starts again.
+const maxNotReplacement = 50000
+
+// cutDuplicates ends all but one live replacement of each old job, with
+// what each ended one had moved to in turn (its live subtree), marking
+// every job it ends busy. The replacement kept is the one whose subtree
+// holds a started job, else the first listed. A subtree is read whole
+// before anything of it is ended, and ended deepest first, so that a run
+// that stops midway leaves every pair visible to the next.
 func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy map[string]bool) {
+	r := x.r
 	budget, warned := maxDuplicateDescribes, false
 	describe := func(id string) (*batch.DescribeServiceJobOutput, bool) {
-		if x.late() {
+		if x.stop != "" || x.late() {
 			return nil, false
 		}
 		if budget == 0 {
 			if !warned {
 				warned = true
-				x.r.log.Warn("duplicate replacements not all checked; the rest next run", "describes", maxDuplicateDescribes)
+				r.log.Warn("duplicate replacements not all checked; the rest next run", "describes", maxDuplicateDescribes)
 			}
 			return nil, false
 		}
@@ -551,8 +565,60 @@ func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy ma
 			}
 			return nil, false
 		}
+		if d.Tags[contract.TagReroutedFrom] == "" || d.Tags[contract.TagPlatform] != r.cfg.Platform.Name {
+			r.mu.Lock()
+			if len(r.notReplacement) >= maxNotReplacement {
+				r.notReplacement = map[string]bool{}
+			}
+			r.notReplacement[id] = true // its tags never change
+			r.mu.Unlock()
+		}
 		return d, true
 	}
+	known := func(id string) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.notReplacement[id]
+	}
+	// children are the live replacements of d that the listing holds.
+	children := func(d *batch.DescribeServiceJobOutput) (out []*batch.DescribeServiceJobOutput, ok bool) {
+		id := aws.ToString(d.JobId)
+		for _, c := range byName[strings.ToLower(ReplacementName(aws.ToString(d.JobName), id))] {
+			cid := aws.ToString(c.JobId)
+			if cid == id || busy[cid] || known(cid) {
+				continue
+			}
+			cd, read := describe(cid)
+			if !read {
+				return nil, false
+			}
+			if cd.Tags[contract.TagReroutedFrom] == id && cd.Tags[contract.TagPlatform] == r.cfg.Platform.Name && isLive(cd.Status) {
+				out = append(out, cd)
+			}
+		}
+		return out, true
+	}
+	// subtree is d and every live job moved from it, deepest last.
+	var subtree func(d *batch.DescribeServiceJobOutput, depth int) ([]*batch.DescribeServiceJobOutput, bool)
+	subtree = func(d *batch.DescribeServiceJobOutput, depth int) ([]*batch.DescribeServiceJobOutput, bool) {
+		out := []*batch.DescribeServiceJobOutput{d}
+		if depth >= platform.MaxRerouteMoves {
+			return out, true
+		}
+		kids, ok := children(d)
+		if !ok {
+			return nil, false
+		}
+		for _, k := range kids {
+			sub, ok := subtree(k, depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+		}
+		return out, true
+	}
+
 	names := make([]string, 0, len(byName))
 	for n, cands := range byName {
 		if len(cands) >= 2 && replacedSuffix.MatchString(n) {
@@ -566,8 +632,8 @@ func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy ma
 		var olds []string
 		for _, c := range byName[n] {
 			id := aws.ToString(c.JobId)
-			if seen[id] || busy[id] {
-				continue // a listing may repeat a job
+			if seen[id] || busy[id] || known(id) {
+				continue // a listing may repeat a job; others are no replacements
 			}
 			seen[id] = true
 			d, ok := describe(id)
@@ -578,7 +644,7 @@ func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy ma
 				continue
 			}
 			from := d.Tags[contract.TagReroutedFrom]
-			if from == "" || d.Tags[contract.TagPlatform] != x.r.cfg.Platform.Name || !isLive(d.Status) {
+			if from == "" || d.Tags[contract.TagPlatform] != r.cfg.Platform.Name || !isLive(d.Status) {
 				continue
 			}
 			if byOld[from] == nil {
@@ -591,42 +657,44 @@ func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy ma
 			if len(ds) < 2 {
 				continue
 			}
-			keep := ds[0]
-			for _, d := range ds {
-				if !pendingStatuses[d.Status] {
-					keep = d
+			trees := make([][]*batch.DescribeServiceJobOutput, len(ds))
+			complete := true
+			for i, d := range ds {
+				if trees[i], complete = subtree(d, 1); !complete {
 					break
 				}
 			}
-			keepID := aws.ToString(keep.JobId)
-			for _, d := range ds {
-				if id := aws.ToString(d.JobId); id != keepID {
-					busy[id] = true
-					x.dropDuplicate(from, keepID, d)
-					// What the dropped one had itself moved to is no
-					// lineage either.
-					for k, cur := 0, d; cur != nil && k < platform.MaxRerouteMoves && x.stop == ""; k++ {
-						var next *batch.DescribeServiceJobOutput
-						curID := aws.ToString(cur.JobId)
-						for _, c := range byName[strings.ToLower(ReplacementName(aws.ToString(cur.JobName), curID))] {
-							cid := aws.ToString(c.JobId)
-							if busy[cid] {
-								continue
-							}
-							cd, ok := describe(cid)
-							if ok && cd.Tags[contract.TagReroutedFrom] == curID && isLive(cd.Status) {
-								busy[cid] = true
-								x.dropDuplicate(curID, keepID, cd)
-								next = cd
-								break
-							}
-						}
-						cur = next
-					}
-					if x.stop != "" {
-						return
+			if !complete {
+				// Read again next run; nothing ended, and none of them
+				// finishes a move of its own this run either (that would
+				// end a duplicate whose subtree is unknown).
+				for _, d := range ds {
+					busy[aws.ToString(d.JobId)] = true
+				}
+				continue
+			}
+			keep := 0
+		pick:
+			for i, t := range trees {
+				for _, d := range t {
+					if !pendingStatuses[d.Status] {
+						keep = i
+						break pick
 					}
 				}
+			}
+			keepID := aws.ToString(ds[keep].JobId)
+			for i, t := range trees {
+				if i == keep {
+					continue
+				}
+				for k := len(t) - 1; k >= 0 && x.stop == ""; k-- { // deepest first
+					busy[aws.ToString(t[k].JobId)] = true
+					x.dropDuplicate(from, keepID, t[k])
+				}
+			}
+			if x.stop != "" {
+				return
 			}
 		}
 	}
