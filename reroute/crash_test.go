@@ -173,8 +173,8 @@ func TestASnapshotWithoutUsageMovesNothing(t *testing.T) {
 // TestASecondReplacementIsEnded: a lost answer followed by a listing too
 // stale to show the first replacement can make a run send the same token
 // with another instance type, which Batch need not refuse: two
-// replacements of A (B1 on p4d, B2 on g5), both waiting. The next run
-// finishes the move once: A and one replacement are ended, one is live.
+// replacements of A (B1 on p4d, B2 on g5), both waiting. Two runs later
+// one is live: A and the other replacement are ended.
 func TestASecondReplacementIsEnded(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -188,6 +188,9 @@ func TestASecondReplacementIsEnded(t *testing.T) {
 			e.fake.TagJob(j.ID, map[string]string{contract.TagReroutedFrom: a, contract.TagMoves: "1"})
 		}
 	}
+	// The first run cuts the duplicates to one; nothing of them moves or
+	// finishes in that run. The second finishes A's move.
+	e.run(t)
 	e.run(t)
 	if live := e.fake.Live(); len(live) != 1 || live[0].ID == a {
 		t.Errorf("live jobs %+v, want one replacement", live)
@@ -636,5 +639,94 @@ func TestEveryReplacementOfADroppedDuplicateIsEnded(t *testing.T) {
 	}
 	if l := liveOf(e, a, b1, b2, c1, c2); len(l) != 1 {
 		t.Errorf("lineage: live %v, want 1", l)
+	}
+}
+
+// B1, B2 duplicates of ended A, both waiting on saturated p5; ending the
+// dropped one fails (500 three times). The kept one must not move on in the
+// same run (the dropped one and its new job would never be paired again):
+// the next run cuts again, and at rest one job is live.
+func TestAFailedCutLeavesTheKeptDuplicateWhereItIs(t *testing.T) {
+	e := newEnv(t, nil)
+	e.use(saturatedP5)
+	a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 3 * time.Hour})
+	aj, _ := e.fake.Job(a)
+	bn := reroute.ReplacementName(aj.Request.JobName, a)
+	b1 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour, moves: 1})
+	b2 := e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p5, waited: time.Hour, moves: 1})
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+	}
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+	e.fake.Script("TerminateServiceJob", batchtest.ServerError, batchtest.ServerError, batchtest.ServerError)
+	t.Logf("run1 %+v", e.run(t))
+	for i := 0; i < 4; i++ {
+		e.now = e.now.Add(15 * time.Minute)
+		t.Logf("run%d %+v", i+2, e.run(t))
+	}
+	var l []string
+	for _, j := range e.fake.Live() {
+		l = append(l, fmt.Sprintf("%s(%s from=%s)", j.ID, j.Status, j.Request.Tags[contract.TagReroutedFrom]))
+	}
+	if len(l) != 1 {
+		t.Errorf("lineage of %s: live %v (b1=%s b2=%s), want 1", a, l, b1, b2)
+	}
+}
+
+// failList fails (non-throttle) the plain listing of one status.
+type failList struct {
+	*batch.Client
+	status types.ServiceJobStatus
+}
+
+func (c *failList) ListServiceJobs(ctx context.Context, in *batch.ListServiceJobsInput, o ...func(*batch.Options)) (*batch.ListServiceJobsOutput, error) {
+	if c.status != "" && in.JobStatus == c.status && len(in.Filters) == 0 {
+		return nil, errors.New("injected list failure")
+	}
+	return c.Client.ListServiceJobs(ctx, in, o...)
+}
+
+// B1, B2 duplicates of ended A; B2 moved on to C, which runs. The RUNNING
+// listing fails (not a throttle; the run goes on), so C is not seen: with
+// a gap in the listings no duplicate is ended (B1 might be kept and B2, C's
+// origin, ended, leaving B1 and C live for good); once the listing works,
+// C's line is kept.
+func TestAListingGapEndsNoDuplicate(t *testing.T) {
+	for _, b2First := range []bool{false, true} {
+		t.Run(fmt.Sprint("b2First=", b2First), func(t *testing.T) {
+			e := newEnv(t, nil)
+			e.use(saturatedP5)
+			a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+			aj, _ := e.fake.Job(a)
+			bn := reroute.ReplacementName(aj.Request.JobName, a)
+			var b1, b2 string
+			if b2First {
+				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, moves: 1})
+				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
+			} else {
+				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
+				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, moves: 1})
+			}
+			for _, id := range []string{b1, b2} {
+				e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+			}
+			c := e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2, status: "RUNNING"})
+			e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
+			e.fake.SetStatus(a, "FAILED")
+			e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+			fl := &failList{}
+			r := newWith(t, e, func(cl *batch.Client) reroute.BatchAPI { fl.Client = cl; return fl })
+			fl.status = types.ServiceJobStatusRunning
+			t.Logf("run1 %+v", e.runWith(t, r))
+			fl.status = ""
+			for i := 0; i < 3; i++ {
+				e.now = e.now.Add(5 * time.Minute)
+				t.Logf("run%d %+v", i+2, e.runWith(t, r))
+			}
+			if l := liveOf(e, a, b1, b2, c); len(l) != 1 {
+				t.Errorf("lineage: live %v (b1=%s b2=%s c=%s), want 1", l, b1, b2, c)
+			}
+		})
 	}
 }

@@ -233,6 +233,17 @@ func (x *run) finish(p pair) {
 // move whose old job started too.
 func (x *run) dropDuplicate(oldID, first string, dup *batch.DescribeServiceJobOutput) {
 	id := aws.ToString(dup.JobId)
+	// Read it again right before ending it, as finish reads an old job:
+	// the pass read it some calls ago.
+	if fresh, err := x.describe(id); err == nil {
+		dup = fresh
+	} else {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+		}
+		x.r.log.Warn("describe job failed; it is read again next run", "jobId", id, "error", err)
+		return
+	}
 	j := &job{id: oldID, name: aws.ToString(dup.JobName), instanceType: payloadType(dup)}
 	j.class.Name, j.team.Name = dup.Tags[contract.TagClass], batchrules.ShareOfJob(aws.ToString(dup.QuotaShareName), aws.ToString(dup.ShareIdentifier))
 	switch {

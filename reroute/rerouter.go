@@ -145,9 +145,13 @@ func isLive(s types.ServiceJobStatus) bool {
 
 // run is one invocation's state.
 type run struct {
-	r      *Rerouter
-	ctx    context.Context
-	stopAt time.Time // no move starts later; zero: no deadline
+	// listGap is set when a listing of live jobs failed or hit its bound:
+	// the duplicate pass then ends nothing (a job it did not see may be
+	// one a duplicate moved to).
+	listGap bool
+	r       *Rerouter
+	ctx     context.Context
+	stopAt  time.Time // no move starts later; zero: no deadline
 	// callsBy is when every Batch call must have ended, so that the run
 	// answers and writes its metric lines before the invocation's
 	// deadline; zero: no deadline.
@@ -219,6 +223,7 @@ func (x *run) do() error {
 				x.halt(stopThrottled, err)
 				return nil
 			}
+			x.listGap = true
 			x.r.log.Warn("list jobs failed; replacements of jobs in that status are looked for next run", "status", string(st), "error", err)
 		}
 		live = append(live, jobs...)
@@ -410,6 +415,7 @@ func (x *run) list(status types.ServiceJobStatus, maxPages int) ([]types.Service
 		}
 		in.NextToken = res.NextToken
 	}
+	x.listGap = true
 	x.r.log.Warn("more jobs than one run lists", "status", string(status), "listed", len(out))
 	return out, nil
 }
@@ -664,13 +670,20 @@ func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy ma
 					break
 				}
 			}
-			if !complete {
-				// Read again next run; nothing ended, and none of them
-				// finishes a move of its own this run either (that would
-				// end a duplicate whose subtree is unknown).
-				for _, d := range ds {
+			// None of them moves or finishes a move of its own this run,
+			// whatever comes of the cut: the next run sees what it left.
+			for _, t := range trees {
+				for _, d := range t {
 					busy[aws.ToString(d.JobId)] = true
 				}
+			}
+			for _, d := range ds {
+				busy[aws.ToString(d.JobId)] = true
+			}
+			if !complete || x.listGap {
+				// A subtree not read whole, or a listing with a gap (a
+				// failed or capped listing may hide a job moved from one
+				// of them): read again next run; nothing ended.
 				continue
 			}
 			keep := 0
@@ -730,7 +743,7 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 		if x.late() {
 			return busy
 		}
-		first := ""
+		var confirmed []*batch.DescribeServiceJobOutput
 		for _, cand := range byName[strings.ToLower(ReplacementName(aws.ToString(old.JobName), oldID))] {
 			newID := aws.ToString(cand.JobId)
 			if newID == oldID || busy[newID] {
@@ -751,19 +764,19 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 				continue
 			}
 			busy[oldID], busy[newID] = true, true
-			if first != "" {
-				// A second replacement of the same job (a lost answer, then
-				// a listing too stale to show the first, and the same token
-				// sent with another type, which Batch need not refuse):
-				// one replacement is enough.
-				x.dropDuplicate(oldID, first, nd)
-			} else {
-				first = newID
-				x.finish(pair{oldID: oldID, newID: newID, newStatus: nd.Status, to: payloadType(nd), resumed: true})
-			}
+			confirmed = append(confirmed, nd)
+		}
+		switch len(confirmed) {
+		case 0:
+		case 1:
+			nd := confirmed[0]
+			x.finish(pair{oldID: oldID, newID: aws.ToString(nd.JobId), newStatus: nd.Status, to: payloadType(nd), resumed: true})
 			if x.stop != "" {
 				return busy
 			}
+		default:
+			// Duplicates the pass did not get to this run: it cuts them
+			// in a later one; until then nothing of them moves.
 		}
 	}
 	return busy
