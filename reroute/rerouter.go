@@ -680,6 +680,7 @@ func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy ma
 			for _, d := range ds {
 				busy[aws.ToString(d.JobId)] = true
 			}
+			busy[from] = true // the old job, if it lives, is not moved either
 			if !complete || x.listGap {
 				// A subtree not read whole, or a listing with a gap (a
 				// failed or capped listing may hide a job moved from one
