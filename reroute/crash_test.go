@@ -238,9 +238,9 @@ func liveDesc(e *env) []string {
 	return out
 }
 
-// two replacements, the started one listed after the waiting one
-// (RUNNING is listed last): the waiting one is kept, the started one
-// "pages", and both stay live.
+// Two replacements of A, the started one listed after the waiting one
+// (RUNNING is listed last): the started one is kept and the waiting one
+// ended; at rest one job is live.
 func TestOfTwoReplacementsTheStartedOneIsKept(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -260,8 +260,9 @@ func TestOfTwoReplacementsTheStartedOneIsKept(t *testing.T) {
 	}
 }
 
-// the old job is terminated first (finish), then terminating the
-// second replacement fails: A is FAILED, so no later run pairs it again.
+// Terminating the second replacement fails three times: nothing of the
+// lineage is finished until the cut has worked, so a later run retries it
+// and at rest one job is live.
 func TestASecondReplacementIsEndedEvenAfterAFailure(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -282,11 +283,10 @@ func TestASecondReplacementIsEndedEvenAfterAFailure(t *testing.T) {
 	}
 }
 
-// the sequence the duplicate handling was written for: a lost answer
-// and a stale listing in run 1, a stale listing again in run 2 (A read
-// from the front of its share), so run 2 sends the same token with
-// another type and Batch takes it. Run 2 then terminates A at once: the
-// two replacements are never paired again.
+// A lost answer and a stale listing in run 1, a stale listing again in
+// run 2 (A read from the front of its share), so run 2 sends the same token
+// with another type and Batch takes it: two replacements of A. Later runs
+// cut them to one, and at rest one job is live.
 func TestALostAnswerAndStaleListingsLeaveOneLiveJob(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -323,8 +323,8 @@ func TestALostAnswerAndStaleListingsLeaveOneLiveJob(t *testing.T) {
 	}
 }
 
-// a replacement whose old job Batch no longer describes (expired):
-// predecessorLive answers "live" on any error, so it never moves.
+// A replacement whose old job Batch no longer describes (long ended):
+// not found is not "live", so the replacement moves like any job.
 func TestAReplacementWhoseOldJobBatchNoLongerKnowsMoves(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -342,8 +342,8 @@ func TestAReplacementWhoseOldJobBatchNoLongerKnowsMoves(t *testing.T) {
 	}
 }
 
-// a stale snapshot still has A at the front after its move finished:
-// the move is counted again.
+// A stale snapshot still has A at the front after its move finished: A is
+// read fresh, seen ended, and the move is counted once.
 func TestAStaleFrontDoesNotCountAMoveTwice(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -397,9 +397,9 @@ func newWith(t *testing.T, e *env, wrap func(*batch.Client) reroute.BatchAPI) *r
 	return r
 }
 
-// the move A -> B is done (A FAILED, rerouted); B waits. The RUNNABLE
-// listing repeats B (page shift). The duplicate pass sees [B, B] under B's
-// name, keeps B and "drops" B: the lineage's only live job is terminated.
+// The move A -> B is done (A FAILED, rerouted); B waits, and the RUNNABLE
+// listing repeats it (pages that shift): B is one job, not two
+// duplicates, and stays the lineage's live job.
 func TestARepeatedListingKeepsTheOnlyReplacement(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -416,9 +416,8 @@ func TestARepeatedListingKeepsTheOnlyReplacement(t *testing.T) {
 	}
 }
 
-// B has started; a stale snapshot still has it at the front of its
-// share; B is listed RUNNING and appended again from the front: a false
-// BOTH_STARTED (pages) for a lineage with one live job.
+// B has started, is listed RUNNING, and a stale snapshot still has it at
+// the front of its share: it is one job, and nothing pages BOTH_STARTED.
 func TestAStaleFrontOfAStartedReplacementDoesNotPage(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -437,10 +436,9 @@ func TestAStaleFrontOfAStartedReplacementDoesNotPage(t *testing.T) {
 	}
 }
 
-// a replacement B2 (duplicate of B1, both of A) moved on to C and the
-// run died before terminating B2; B1 has started. The duplicate pass keeps
-// B1, terminates B2 and marks it busy: C is never paired again. B1 and C
-// stay live for good.
+// B2, a duplicate of B1 (both of A), moved on to C and the run died before
+// terminating B2; B1 has started. B1 is kept, and B2 is ended with C, the
+// job it moved to: one live job.
 func TestAnEndedDuplicateTakesItsOwnReplacementWithIt(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -507,8 +505,9 @@ func liveOf(e *env, ids ...string) []string {
 }
 
 // 300 jobs of another platform share a replacement-like name that sorts
-// before the lineage's; every run spends the whole 100-describe budget on
-// them, so a real duplicate pair (B1, B2 of ended A) is never cut.
+// before the lineage's, more than a run's 100 reads: they are remembered
+// as no replacements, so later runs reach the real duplicates (B1, B2 of
+// ended A) and cut them to one.
 func TestDuplicatesAreReachedPastNamesOfOtherJobs(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -534,33 +533,42 @@ func TestDuplicatesAreReachedPastNamesOfOtherJobs(t *testing.T) {
 	}
 }
 
-// B1, B2 duplicates of ended A, both waiting; B2 moved on to C, which
-// has STARTED (the run died before terminating B2). keep = ds[0] ignores
-// C: if B1 is kept, B2 is terminated, C is left (BOTH_STARTED) and B1
-// waits too: two live jobs for good.
+// startedLineOfADuplicate adds A, ended by its move to B1; B1 and B2, two
+// waiting replacements of A (added in that order, or B2 first), waited
+// for waited; and C, which B2 moved on to and which runs (the run died
+// before terminating B2). It returns the four ids.
+func startedLineOfADuplicate(e *env, waited time.Duration, b2First bool) (a, b1, b2, c string) {
+	a = e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
+	aj, _ := e.fake.Job(a)
+	bn := reroute.ReplacementName(aj.Request.JobName, a)
+	add := func(it string) string {
+		return e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: it, waited: waited, moves: 1})
+	}
+	if b2First {
+		b2, b1 = add(g5), add(p4d)
+	} else {
+		b1, b2 = add(p4d), add(g5)
+	}
+	for _, id := range []string{b1, b2} {
+		e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
+	}
+	c = e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2, status: "RUNNING"})
+	e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
+	e.fake.SetStatus(a, "FAILED")
+	e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+	return a, b1, b2, c
+}
+
+// B1 and B2 are duplicates of ended A, both waiting; B2 moved on to C,
+// which has started. Whichever of B1 and B2 is listed first, the line that
+// started is kept (B1 is ended), and a later run finishes B2's move to C:
+// one live job.
 func TestTheDuplicateKeptIsTheOneWhoseMoveStarted(t *testing.T) {
 	for _, b2First := range []bool{false, true} {
 		t.Run(fmt.Sprint("b2First=", b2First), func(t *testing.T) {
 			e := newEnv(t, nil)
 			e.use(saturatedP5)
-			a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
-			aj, _ := e.fake.Job(a)
-			bn := reroute.ReplacementName(aj.Request.JobName, a)
-			var b1, b2 string
-			if b2First {
-				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
-				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1})
-			} else {
-				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Hour, moves: 1})
-				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Hour, moves: 1})
-			}
-			for _, id := range []string{b1, b2} {
-				e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
-			}
-			c := e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2, status: "RUNNING"})
-			e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
-			e.fake.SetStatus(a, "FAILED")
-			e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+			a, b1, b2, c := startedLineOfADuplicate(e, time.Hour, b2First)
 			for i := 0; i < 3; i++ {
 				t.Logf("run%d %+v", i+1, e.run(t))
 				e.now = e.now.Add(5 * time.Minute)
@@ -689,32 +697,14 @@ func (c *failList) ListServiceJobs(ctx context.Context, in *batch.ListServiceJob
 
 // B1, B2 duplicates of ended A; B2 moved on to C, which runs. The RUNNING
 // listing fails (not a throttle; the run goes on), so C is not seen: with
-// a gap in the listings no duplicate is ended (B1 might be kept and B2, C's
-// origin, ended, leaving B1 and C live for good); once the listing works,
-// C's line is kept.
+// a gap in the listings no duplicate is ended (else B1 might be kept and
+// B2, C's origin, ended); once the listing works, C's line is kept.
 func TestAListingGapEndsNoDuplicate(t *testing.T) {
 	for _, b2First := range []bool{false, true} {
 		t.Run(fmt.Sprint("b2First=", b2First), func(t *testing.T) {
 			e := newEnv(t, nil)
 			e.use(saturatedP5)
-			a := e.add(spec{class: "research", team: "alpha", priority: 550, it: p5, waited: 2 * time.Hour})
-			aj, _ := e.fake.Job(a)
-			bn := reroute.ReplacementName(aj.Request.JobName, a)
-			var b1, b2 string
-			if b2First {
-				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, moves: 1})
-				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
-			} else {
-				b1 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 1})
-				b2 = e.add(spec{name: bn, class: "research", team: "alpha", priority: 550, it: g5, waited: time.Minute, moves: 1})
-			}
-			for _, id := range []string{b1, b2} {
-				e.fake.TagJob(id, map[string]string{contract.TagReroutedFrom: a})
-			}
-			c := e.add(spec{name: reroute.ReplacementName(bn, b2), class: "research", team: "alpha", priority: 550, it: p4d, waited: time.Minute, moves: 2, status: "RUNNING"})
-			e.fake.TagJob(c, map[string]string{contract.TagReroutedFrom: b2})
-			e.fake.SetStatus(a, "FAILED")
-			e.fake.SetStatusReason(a, contract.ReroutedReason(b1, p4d))
+			a, b1, b2, c := startedLineOfADuplicate(e, time.Minute, b2First)
 			fl := &failList{}
 			r := newWith(t, e, func(cl *batch.Client) reroute.BatchAPI { fl.Client = cl; return fl })
 			fl.status = types.ServiceJobStatusRunning

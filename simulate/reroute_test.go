@@ -70,11 +70,6 @@ func TestCheckpoints(t *testing.T) {
 		if res.LostInstanceHours != 0 {
 			t.Errorf("lost instance-hours %v, want 0", res.LostInstanceHours)
 		}
-		// FIFO keeps no checkpoints, on a stop or otherwise.
-		_, rec := run(t, p, simulate.PolicyFIFO, job("r", "a").runs(10000).Job())
-		if diff := cmp.Diff([]string{"start r@0", "done r@10000"}, rec.lines); diff != "" {
-			t.Errorf("FIFO (-want +got):\n%s", diff)
-		}
 	})
 	t.Run("a failed job's checkpoints count as lost", func(t *testing.T) {
 		// preemptionRetries 0: r fails at its first preemption, at 4,000

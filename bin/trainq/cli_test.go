@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,26 +34,11 @@ type result struct {
 	stdout, stderr string
 }
 
-// trainq runs the built binary with args from the repository's root.
+// trainq runs the built binary with args from the repository's root, with
+// no AWS: a command that tried to reach it would fail, not hang.
 func trainq(t *testing.T, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = filepath.Join("..", "..")
-	// No AWS: a command that tried to reach it would fail, not hang.
-	cmd.Env = append(os.Environ(), "AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1", "AWS_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true", "AWS_MAX_ATTEMPTS=1")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	code := 0
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("trainq %s: %v", strings.Join(args, " "), err)
-	}
-	return result{code, out.String(), errOut.String()}
+	return trainqWith(t, []string{"AWS_ENDPOINT_URL_LAMBDA=http://127.0.0.1:1"}, args...)
 }
 
 // TestHelpGoesToStdoutAndExitsZero: every command and subcommand answers
