@@ -36,18 +36,17 @@ const estimateAssumption = "if every running job runs to its limit (its maxRunti
 // estimateStart simulates the queue q on platform p and returns when the
 // described job target starts (a target the answer does not list, when it
 // was truncated, joins the waiting jobs last, asking what its explanation
-// says). Running jobs (RUNNING, STARTING, SCHEDULED) enter at t = 0 with
-// their remaining time; waiting ones at t = 1 s in the queue's order (the
-// snapshot's front first, then oldest first), each for its limit, so that
-// running jobs keep the capacity they hold. The estimate is the job's
-// simulated start less that second.
+// says). Placed jobs (RUNNING, STARTING, SCHEDULED) hold their instances at
+// t = 0 for what is left of their limit; waiting ones are in the queue at
+// t = 0, in the queue's order (the snapshot's front first, then oldest
+// first), each for its limit (simulate.RunFrom).
 func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract.Response) (*Estimate, error) {
 	jobID := target.JobID
 	at, err := time.Parse(time.RFC3339, q.At)
 	if err != nil {
 		return nil, fmt.Errorf("queue answer's at: got %q, want an RFC 3339 time", q.At)
 	}
-	var running, waiting []trace.Job
+	var from simulate.From
 	skipped := map[string]int{}
 	found := false
 	type queued struct {
@@ -69,9 +68,9 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 			skipped["of a team the platform lacks"]++
 			continue
 		}
-		limit := int64(j.MaxRuntimeSeconds)
-		if limit <= 0 {
-			limit = int64(class.MaxRuntimeSeconds)
+		limit := int64(class.MaxRuntimeSeconds)
+		if own := int64(j.MaxRuntimeSeconds); own > 0 && own < limit {
+			limit = own
 		}
 		tj := trace.Job{ID: fmt.Sprintf("q%d", i), Instances: max(1, j.Instances), InstanceType: j.InstanceType, Class: class.Name, Team: j.Team,
 			Priority: requestPriority(class, j.SchedulingPriority)}
@@ -80,13 +79,15 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 		}
 		switch j.Status {
 		case "RUNNING", "STARTING", "SCHEDULED":
-			tj.Duration = 1 + max(1, limit-j.RunningSeconds)
 			if tj.ID == "target" {
 				return &Estimate{StartsInSeconds: 0, StartsBy: q.At, Assumption: "it has been placed (" + j.Status + ")"}, nil
 			}
-			running = append(running, tj)
+			// A SCHEDULED job has not started: it has run 0 s of its limit.
+			elapsed := max(0, j.RunningSeconds)
+			tj.Duration = max(1, limit-elapsed)
+			from.Placed = append(from.Placed, simulate.Placed{Job: tj, Elapsed: elapsed})
 		default:
-			tj.Submit, tj.Duration = 1, max(1, limit)
+			tj.Submit, tj.Duration = -max(0, j.AgeSeconds), limit
 			ahead = append(ahead, queued{tj, j})
 		}
 	}
@@ -96,7 +97,7 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 			return nil, fmt.Errorf("job %s is not among the %d jobs the queue answer lists", jobID, len(q.Jobs))
 		}
 		limit := int64(class.MaxRuntimeSeconds)
-		ahead = append(ahead, queued{trace.Job{ID: "target", Submit: 1, Duration: limit, Instances: max(1, target.Explanation.Instances),
+		ahead = append(ahead, queued{trace.Job{ID: "target", Duration: limit, Instances: max(1, target.Explanation.Instances),
 			InstanceType: target.Explanation.InstanceType, Class: class.Name, Team: target.Team, Priority: requestPriority(class, target.SchedulingPriority)},
 			contract.QueueJob{QueuePosition: target.Explanation.QueuePosition}})
 	}
@@ -111,10 +112,10 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 		return ahead[a].qj.AgeSeconds > ahead[b].qj.AgeSeconds
 	})
 	for _, a := range ahead {
-		waiting = append(waiting, a.job)
+		from.Waiting = append(from.Waiting, a.job)
 	}
 	start := int64(-2)
-	_, err = simulate.Run(p, &simulate.SliceSource{Jobs: append(running, waiting...)}, simulate.Options{Jobs: func(r simulate.JobRecord) error {
+	_, err = simulate.RunFrom(p, from, &simulate.SliceSource{}, simulate.Options{Jobs: func(r simulate.JobRecord) error {
 		if r.ID == "target" {
 			start = r.Start
 		}
@@ -141,7 +142,7 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 		e.StartsInSeconds = -1
 		return e, nil
 	}
-	e.StartsInSeconds = max(0, start-1)
+	e.StartsInSeconds = start
 	e.StartsBy = at.Add(time.Duration(e.StartsInSeconds) * time.Second).UTC().Format(time.RFC3339)
 	return e, nil
 }

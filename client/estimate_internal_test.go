@@ -33,6 +33,14 @@ func TestEstimateStart(t *testing.T) {
 		{"a job that fits when the first running job ends", append(append([]contract.QueueJob{}, running...), waiting(8)), 7200},
 		// The whole pool: once both have ended, at 5 h.
 		{"a job needing the whole pool waits for every running job", append(append([]contract.QueueJob{}, running...), waiting(40)), 18000},
+		// A SCHEDULED production job has run 0 s (the queue action fills
+		// runningSeconds only for RUNNING and STARTING jobs): it holds all
+		// 40 for its whole limit, 432000 s (5 d), once — not timed out at
+		// its limit and retried twice (3 × 432000 s). The research job of
+		// its own team cannot preempt it, and starts at 432000 s.
+		{"a placed job that has not started holds its instances for its limit once", []contract.QueueJob{
+			{JobID: "s1", Team: "search-ranking", Class: "production", Status: "SCHEDULED", SchedulingPriority: 950, InstanceType: "ml.p5.48xlarge",
+				Instances: 40, MaxRuntimeSeconds: 432000}, waiting(8)}, 432000},
 		// 41 > the 40 search-ranking may ever hold.
 		{"a job larger than its share may ever hold never starts", append(append([]contract.QueueJob{}, running...), waiting(41)), -1},
 	}

@@ -230,6 +230,8 @@ type engine struct {
 	closed  []bool
 	state   State
 	err     error
+	// begun is set when the run began before the loop (RunFrom).
+	begun bool
 }
 
 // Run replays src against p and returns what happened. It reads src once, in
@@ -368,7 +370,7 @@ func (e *engine) loop(src Source) error {
 		return err
 	}
 	read := 0
-	first := true
+	first := !e.begun
 	for more || e.ends.len() > 0 {
 		t := int64(math.MaxInt64)
 		if more {
