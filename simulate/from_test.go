@@ -51,7 +51,7 @@ func TestRunFrom(t *testing.T) {
 			// ends at 4600 and the younger starts then.
 			name: "waiting jobs keep their age order",
 			from: simulate.From{
-				Placed: []simulate.Placed{{Job: j("hold", 0, 3600, 24, "research", ranking)}, {Job: j("other", 0, 7200, 16, "sweep", research)}},
+				Placed:  []simulate.Placed{{Job: j("hold", 0, 3600, 24, "research", ranking)}, {Job: j("other", 0, 7200, 16, "sweep", research)}},
 				Waiting: []trace.Job{j("young", -100, 1000, 16, "research", ranking), j("old", -500, 1000, 16, "research", ranking)},
 			},
 			want: []string{"start hold@0", "start other@0", "done hold@3600", "start old@3600", "done old@4600", "start young@4600",
