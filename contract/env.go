@@ -20,6 +20,10 @@ const (
 	// PlatformFileName is the platform file bundled next to each function's
 	// bootstrap.
 	PlatformFileName = "platform.json"
+	// EnvLedgerTable is the name of the job ledger's DynamoDB table, for
+	// the observer (which writes it) and the submission function (which
+	// reads it for history, usage and trace export). Unset: no ledger.
+	EnvLedgerTable = "TRAINQ_LEDGER_TABLE"
 	// EnvLambdaTaskRoot is where Lambda unpacks a function's code (set by
 	// Lambda, not by trainq).
 	EnvLambdaTaskRoot = "LAMBDA_TASK_ROOT"

@@ -60,6 +60,12 @@ type Detail struct {
 	CapacityUsage           []CapacityUsage          `json:"capacityUsage"`
 	PreemptionSummary       *PreemptionSummary       `json:"preemptionSummary"`
 	PreemptionConfiguration *PreemptionConfiguration `json:"preemptionConfiguration"`
+	TimeoutConfig           *TimeoutConfig           `json:"timeoutConfig"`
+}
+
+// TimeoutConfig is the job's time limit of one attempt.
+type TimeoutConfig struct {
+	AttemptDurationSeconds *int `json:"attemptDurationSeconds"`
 }
 
 // Attempt is one attempt of a service job (also a preempted attempt).
@@ -149,6 +155,9 @@ func checkDetail(d *Detail, now time.Time) []fieldProblem {
 	}
 	if c := d.PreemptionConfiguration; c != nil && c.PreemptionRetriesBeforeTermination != nil && *c.PreemptionRetriesBeforeTermination < 0 {
 		ps = append(ps, fieldProblem{"detail.preemptionConfiguration.preemptionRetriesBeforeTermination", fmt.Sprintf("%d is below 0", *c.PreemptionRetriesBeforeTermination)})
+	}
+	if c := d.TimeoutConfig; c != nil && c.AttemptDurationSeconds != nil && *c.AttemptDurationSeconds < 0 {
+		ps = append(ps, fieldProblem{"detail.timeoutConfig.attemptDurationSeconds", fmt.Sprintf("%d is below 0", *c.AttemptDurationSeconds)})
 	}
 	if p := d.SchedulingPriority; p != nil && (*p < 0 || *p > MaxSchedulingPriority) {
 		ps = append(ps, fieldProblem{"detail.schedulingPriority", fmt.Sprintf("%d is outside Batch's 0 to %d", *p, MaxSchedulingPriority)})

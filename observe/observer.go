@@ -12,6 +12,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
@@ -31,7 +32,18 @@ type Observer struct {
 	now       func() time.Time
 	mu        sync.Mutex
 	out       io.Writer
+	ledger    Ledger
 }
+
+// Ledger is where the observer records each job's state changes: package
+// ledger's Store.
+type Ledger interface {
+	Record(context.Context, ledger.Observation) (bool, error)
+}
+
+// SetLedger makes the observer record every state change of a job of the
+// platform in l before it writes the event's metrics. Default: no ledger.
+func (o *Observer) SetLedger(l Ledger) { o.ledger = l }
 
 // NewObserver returns an observer for the platform's job queue. queue is the
 // job queue's ARN or name; empty means p.JobQueueName(). Events of any other
@@ -79,12 +91,20 @@ const (
 // maxListedProblems bounds the unreadable members a line lists.
 const maxListedProblems = 10
 
-// Invoke handles one event and answers "null". It returns an error only
-// when the metrics cannot be written; an event trainq cannot read or encode
-// becomes a rejection line instead.
-func (o *Observer) Invoke(_ context.Context, payload []byte) ([]byte, error) {
+// Invoke handles one event and answers "null". It records a job's state
+// change in the ledger first, when it has one, and then writes the event's
+// metrics. It returns an error only when the ledger write or the metrics
+// fail, so that Lambda retries the event (a retried event adds nothing to
+// the ledger that it already holds, and its metrics were not written); an
+// event trainq cannot read or encode becomes a rejection line instead.
+func (o *Observer) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	now := o.now()
-	recs := o.observe(now, payload)
+	recs, obs := o.observe(now, payload)
+	if obs != nil && o.ledger != nil {
+		if _, err := o.ledger.Record(ctx, *obs); err != nil {
+			return nil, fmt.Errorf("observe event: ledger: %w", err)
+		}
+	}
 	var buf bytes.Buffer
 	for _, r := range recs {
 		line, err := r.Encode()
@@ -112,9 +132,22 @@ func (o *Observer) Invoke(_ context.Context, payload []byte) ([]byte, error) {
 
 // Observe returns the metric records for one event: none for a state that
 // needs no metric, one otherwise.
-func (o *Observer) Observe(payload []byte) []*metrics.Record { return o.observe(o.now(), payload) }
+func (o *Observer) Observe(payload []byte) []*metrics.Record {
+	recs, _ := o.observe(o.now(), payload)
+	return recs
+}
 
-func (o *Observer) observe(now time.Time, payload []byte) []*metrics.Record {
+// observe returns the metric records of one event and, for a state change
+// of a job of the platform, what the ledger records of it.
+func (o *Observer) observe(now time.Time, payload []byte) ([]*metrics.Record, *ledger.Observation) {
+	var obs *ledger.Observation
+	recs := o.metricsOf(now, payload, &obs)
+	return recs, obs
+}
+
+// metricsOf is observe's work; it sets *obs once the event is known to be
+// a state change of a job of the platform.
+func (o *Observer) metricsOf(now time.Time, payload []byte, obs **ledger.Observation) []*metrics.Record {
 	if _, err := contract.SplitObject(payload); err != nil {
 		return []*metrics.Record{o.reject(now, nil, nil, ReasonNotJSON, fmt.Sprintf("payload is not a JSON event: %v", err))}
 	}
@@ -171,6 +204,9 @@ func (o *Observer) observe(now time.Time, payload []byte) []*metrics.Record {
 	id, err := Identify(o.platform, d)
 	if err != nil {
 		return []*metrics.Record{o.reject(now, &ev, d, ReasonUnknownJob, err.Error())}
+	}
+	if ob := Observation(d, id, bad); ob.JobID != "" {
+		*obs = ob
 	}
 
 	r := &metrics.Record{

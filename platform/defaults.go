@@ -1,6 +1,10 @@
 package platform
 
-import "github.com/trainq/trainq/batchrules"
+import (
+	"time"
+
+	"github.com/trainq/trainq/batchrules"
+)
 
 // Default values applied by ApplyDefaults. They are documented on the fields.
 const (
@@ -18,6 +22,7 @@ const (
 	DefaultCheckpointSeconds        = 1800
 	DefaultMaxMovesPerMinute        = 30
 	DefaultRerouteEveryMinutes      = 1
+	DefaultLedgerRetentionDays      = 400
 )
 
 // DefaultJobStateTimeLimitActions are used when a platform sets no
@@ -109,6 +114,9 @@ func (p *Platform) ApplyDefaults() {
 	if p.Rerouting.MaxMovesPerMinute == 0 {
 		p.Rerouting.MaxMovesPerMinute = DefaultMaxMovesPerMinute
 	}
+	if p.Ledger.RetentionDays == 0 {
+		p.Ledger.RetentionDays = DefaultLedgerRetentionDays
+	}
 	if p.Rerouting.EveryMinutes == 0 {
 		p.Rerouting.EveryMinutes = DefaultRerouteEveryMinutes
 	}
@@ -175,4 +183,9 @@ func (p *Platform) ApplyDefaults() {
 			}
 		}
 	}
+}
+
+// LedgerRetention is ledger.retentionDays as a duration.
+func (p *Platform) LedgerRetention() time.Duration {
+	return time.Duration(p.Ledger.RetentionDays) * 24 * time.Hour
 }

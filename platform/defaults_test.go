@@ -74,6 +74,7 @@ teams:
 				Training: Training{AWSManagedImages: ptr(true)},
 				// 30 moves a minute, every minute (platform.md, rerouting).
 				Rerouting: Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
+				Ledger:    Ledger{RetentionDays: DefaultLedgerRetentionDays},
 			},
 		},
 		{
@@ -109,6 +110,7 @@ teams:
 				Submission: Submission{InstanceTypes: []string{"ml.p4d.24xlarge"}},
 				Training:   Training{AWSManagedImages: ptr(true)},
 				Rerouting:  Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
+				Ledger:     Ledger{RetentionDays: DefaultLedgerRetentionDays},
 			},
 		},
 		{
@@ -148,6 +150,7 @@ monitoring:
 				Submission: Submission{InstanceTypes: []string{"ml.g5.48xlarge"}},
 				Training:   Training{AWSManagedImages: ptr(true)},
 				Rerouting:  Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
+				Ledger:     Ledger{RetentionDays: DefaultLedgerRetentionDays},
 			},
 		},
 	}
@@ -234,6 +237,7 @@ func TestExplicitValuesAreKept(t *testing.T) {
 			},
 		},
 		Rerouting: Rerouting{MaxMovesPerMinute: 10, EveryMinutes: 5},
+		Ledger:    Ledger{RetentionDays: DefaultLedgerRetentionDays},
 	}
 	got := mustParse(t, readTestdata(t, "quota.yaml"))
 	if diff := cmp.Diff(want, got); diff != "" {

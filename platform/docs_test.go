@@ -47,7 +47,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 		t.Errorf("example training section (-want +got):\n%s", diff)
 	}
 	// Its header's promise: the reference setup plus the optional examples.
-	// Without alarm e-mails, submitters, re-routing, checkpoints on stop and training access (the platform's
+	// Without alarm e-mails, submitters, re-routing, checkpoints on stop, prices and training access (the platform's
 	// and the teams') it is the embedded default.
 	p.Monitoring.AlarmEmails = nil
 	p.Submission.Submitters = nil
@@ -63,6 +63,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 		}
 	}
 	p.Training = Training{AWSManagedImages: ptr(true)}
+	p.Ledger.HourlyPrices = nil
 	if diff := cmp.Diff(Default(), p); diff != "" {
 		t.Errorf("example without its optional examples differs from the embedded default (-default +example):\n%s", diff)
 	}

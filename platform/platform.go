@@ -76,6 +76,21 @@ type Platform struct {
 	Training Training `json:"training"`
 	// Rerouting bounds the re-router, which runs when a class sets reroute.
 	Rerouting Rerouting `json:"rerouting"`
+	// Ledger says how long the job ledger keeps jobs and what an
+	// instance-hour costs.
+	Ledger Ledger `json:"ledger"`
+}
+
+// Ledger configures the job ledger (a DynamoDB table written by the
+// observer; trainq history, usage and trace export read it).
+type Ledger struct {
+	// RetentionDays is how long the ledger keeps a job after it ended (the
+	// table's time to live). Default: 400 (about 13 months).
+	RetentionDays int `json:"retentionDays,omitempty" zero:"refuse"`
+	// HourlyPrices is the price of one instance-hour of each instance type
+	// (a pool's), in the currency the organisation bills in, for the cost
+	// column of trainq usage. Default: none, and usage shows no cost.
+	HourlyPrices map[string]float64 `json:"hourlyPrices,omitempty"`
 }
 
 // Rerouting holds the re-router's platform-wide bounds.

@@ -27,6 +27,7 @@ func (p *Platform) Validate() error {
 	p.validateSubmitAliases(&ps)
 	p.validateTraining(&ps)
 	p.validateRerouting(&ps)
+	p.validateLedger(&ps)
 	if len(ps) > 0 {
 		return &ValidationError{Problems: ps}
 	}
@@ -155,6 +156,40 @@ func (p *Platform) validateRerouting(ps *Problems) {
 	}
 	if r.EveryMinutes < 1 || r.EveryMinutes > 60 {
 		ps.Add("rerouting.everyMinutes", r.EveryMinutes, "1 to 60")
+	}
+}
+
+// MaxLedgerRetentionDays bounds ledger.retentionDays: ten years.
+const MaxLedgerRetentionDays = 3653
+
+// MaxHourlyPrice bounds a price in ledger.hourlyPrices, a sanity bound
+// far above any instance's on-demand price.
+const MaxHourlyPrice = 10000.0
+
+// validateLedger checks the ledger's retention and prices: each price is
+// of an instance type of the pools, above 0 and at most MaxHourlyPrice.
+func (p *Platform) validateLedger(ps *Problems) {
+	l := p.Ledger
+	if l.RetentionDays < 1 || l.RetentionDays > MaxLedgerRetentionDays {
+		ps.Addf("ledger.retentionDays", l.RetentionDays, "1 to %d (days)", MaxLedgerRetentionDays)
+	}
+	types := make([]string, 0, len(p.Pools))
+	for _, pool := range p.Pools {
+		types = append(types, pool.InstanceType)
+	}
+	keys := make([]string, 0, len(l.HourlyPrices))
+	for k := range l.HourlyPrices {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := "ledger.hourlyPrices." + k
+		if !slices.Contains(types, k) {
+			ps.Addf(f, k, "an instance type of the pools (%s)", strings.Join(types, ", "))
+		}
+		if v := l.HourlyPrices[k]; !(v > 0 && v <= MaxHourlyPrice) {
+			ps.Addf(f, v, "a price above 0 and at most %g per instance-hour", MaxHourlyPrice)
+		}
 	}
 }
 

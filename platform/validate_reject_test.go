@@ -434,6 +434,21 @@ var rejectCases = []rejectCase{
 		base: quotaDoc, change: to("rerouting.everyMinutes", 61),
 		field: "rerouting.everyMinutes", value: "61", allowed: []string{"1 to 60"},
 	},
+	{
+		name: "a ledger kept over ten years",
+		base: quotaDoc, change: to("ledger.retentionDays", 3654),
+		field: "ledger.retentionDays", value: "3654", allowed: []string{"1 to 3653"},
+	},
+	{
+		name: "a price of an instance type outside the pools",
+		base: quotaDoc, change: to("ledger.hourlyPrices", map[string]any{"ml.g5.xlarge": 1.4}),
+		field: "ledger.hourlyPrices.ml.g5.xlarge", value: "ml.g5.xlarge", allowed: []string{"an instance type of the pools"},
+	},
+	{
+		name: "a negative price",
+		base: quotaDoc, change: to("ledger.hourlyPrices", map[string]any{"ml.p5.48xlarge": -1}),
+		field: "ledger.hourlyPrices.ml.p5.48xlarge", value: "-1", allowed: []string{"above 0"},
+	},
 
 	// Capacity against the pools.
 	{

@@ -44,6 +44,7 @@ var zeroAllowed = map[string]string{
 	"Checkpoints.IntervalSeconds":         fmt.Sprintf("%d to %d", MinCheckpointSeconds, MaxCheckpointSeconds),
 	"Rerouting.MaxMovesPerMinute":         fmt.Sprintf("1 to %d", MaxMovesPerMinuteLimit),
 	"Rerouting.EveryMinutes":              "1 to 60",
+	"Ledger.RetentionDays":                fmt.Sprintf("1 to %d", MaxLedgerRetentionDays),
 }
 
 // fieldKey names a struct field of t as zeroAllowed keys it: "Team.Weight".
