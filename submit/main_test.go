@@ -1,6 +1,7 @@
 package submit_test
 
 import (
+	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 // FuzzInvoke and BenchmarkInvoke use an in-process stub, not the wire: their
 // requests are not checked (their inputs are the fixtures other tests send).
 func TestMain(m *testing.M) {
+	loadtest.LiftDefaultTimeout()
 	batchtest.RecordAll()
 	code := m.Run()
 	if batchtest.CheckModels() != nil && code == 0 {

@@ -10,6 +10,7 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	loadtest.LiftDefaultTimeout()
 	code := m.Run()
 	for _, s := range synthCache {
 		os.RemoveAll(s.outdir)

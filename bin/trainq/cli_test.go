@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	loadtest.LiftDefaultTimeout()
 	dir, err := os.MkdirTemp("", "trainq-cli")
 	if err != nil {
 		panic(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,7 @@ const (
 var bin struct{ dir, bootstrap, rie string }
 
 func TestMain(m *testing.M) {
+	loadtest.LiftDefaultTimeout()
 	os.Exit(run(m))
 }
 
