@@ -21,7 +21,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/trainq/trainq/cli"
@@ -61,7 +60,18 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	case "queue":
 		build = c.queueFlags()
 	}
+	c.defaults = cli.Bind(c.fs, "platform", "function", "region", "aws-profile", "class", "team")
 	if err := cli.Parse(c.fs, args, stdout, c.usage); err != nil {
+		return err
+	}
+	c.given = map[string]bool{}
+	c.fs.Visit(func(f *flag.Flag) { c.given[f.Name] = true })
+	var skip []string
+	if c.unqualified {
+		// An operator's --unqualified takes no class or team from a profile.
+		skip = []string{"class", "team"}
+	}
+	if err := c.defaults.Apply(skip...); err != nil {
 		return err
 	}
 	if c.output != "table" && c.output != "json" {
@@ -97,9 +107,11 @@ type cmd struct {
 	platform string
 	function string
 	region   string
-	class    string
-	team     string
-	output   string
+	// awsProfile is the AWS shared-config profile (--aws-profile).
+	awsProfile string
+	class      string
+	team       string
+	output     string
 	// unqualified invokes the function without an alias (job commands,
 	// operators only).
 	unqualified bool
@@ -112,12 +124,17 @@ type cmd struct {
 	examples   []string
 	// filter is what queue prints.
 	filter queueFilter
+	// defaults fills flags from the environment and trainq's config file;
+	// given are the flags the command line gave.
+	defaults *cli.Defaults
+	given    map[string]bool
 }
 
 func (c *cmd) common() {
 	c.fs.StringVar(&c.platform, "platform", "", "platform file (YAML or JSON) naming the function (default: the embedded default platform)")
 	c.fs.StringVar(&c.function, "function", "", "submission function name (default: derived from the platform, e.g. trainq-submit)")
-	c.fs.StringVar(&c.region, "region", "", "AWS region (default: the SDK's standard configuration)")
+	c.fs.StringVar(&c.region, "region", "", "AWS region (default: TRAINQ_REGION, the profile's region, else the SDK's: AWS_REGION or the AWS profile's region)")
+	c.fs.StringVar(&c.awsProfile, "aws-profile", "", "AWS shared-config profile whose credentials to use (default: TRAINQ_AWS_PROFILE, the profile's awsProfile, else the SDK's: AWS_PROFILE or default)")
 	c.fs.StringVar(&c.class, "class", "", "priority class (required, or --unqualified where offered); selects the function alias, whose invoke permission grants the class")
 	c.fs.StringVar(&c.output, "output", "table", "output format: table or json")
 }
@@ -215,12 +232,13 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 				}
 			}
 		}
-		set := map[string]bool{}
-		c.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		// Flags override the request file; defaults from the environment
+		// or a profile only fill what neither gives.
+		set := c.given
 		if set["job-name"] {
 			out.JobName = req.JobName
 		}
-		if set["team"] {
+		if set["team"] || (out.Team == "" && req.Team != "") {
 			out.Team = req.Team
 		}
 		c.team = out.Team
@@ -257,7 +275,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			}
 			out.TrainingJob = b
 		}
-		if c.class == "" {
+		if c.class == "" || (!set["class"] && out.Class != "") {
 			c.class = out.Class
 		}
 		if c.class == "" {
@@ -280,7 +298,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 				return out, err
 			}
 			if ps := checkSubmit(p, out); len(ps) > 0 {
-				return out, errors.New(ps.Report(fmt.Sprintf("invalid request for platform %q", p.Name)))
+				return out, errors.New(ps.Report(fmt.Sprintf("invalid request for platform %q (%s)", p.Name, c.defaults.PlatformSource(c.platform))))
 			}
 		}
 		return out, nil
@@ -340,13 +358,9 @@ func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Respo
 	if err != nil {
 		return nil, err
 	}
-	var opts []func(*config.LoadOptions) error
-	if c.region != "" {
-		opts = append(opts, config.WithRegion(c.region))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := c.awsConfig(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return nil, err
 	}
 	payload, err := json.Marshal(req)
 	if err != nil {
@@ -358,7 +372,7 @@ func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Respo
 	}
 	out, err := lambda.NewFromConfig(cfg).Invoke(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("invoke %s: %w", qualified(name, c.qualifier()), err)
+		return nil, fmt.Errorf("invoke %s: %w", qualified(name, c.qualifier()), c.authError(err))
 	}
 	if out.FunctionError != nil {
 		fe := &contract.FunctionError{}

@@ -75,7 +75,7 @@ func TestUsageErrorsExitTwoFailuresOne(t *testing.T) {
 	}{
 		{"no command", nil, 2, "", "Usage:"},
 		{"an unknown command", []string{"deploy"}, 2, "trainq: ", `unknown command "deploy"`},
-		{"an unknown flag", []string{"submit", "--bogus"}, 2, "trainq submit: ", "flag provided but not defined: -bogus"},
+		{"an unknown flag", []string{"submit", "--bogus"}, 2, "trainq submit: ", "flag provided but not defined: --bogus"},
 		{"submit without --class", []string{"submit", "--team", "t"}, 2, "trainq submit: ", "--class is required"},
 		{"status without a job id", []string{"status", "--unqualified"}, 2, "trainq status: ", "exactly one JOB_ID"},
 		{"an --output outside its set", []string{"status", "--unqualified", "--output", "yaml", "job-1"}, 2, "trainq status: ", `--output: got "yaml"`},
@@ -205,7 +205,7 @@ func TestSubmitChecksBeforeInvoking(t *testing.T) {
 			[]string{"twice.json:1:26: trainingJob.OutputDataConfig: got a member given twice"}},
 		{"a missing file is named", []string{"--training-job", filepath.Join(dir, "missing.json")}, []string{"missing.json"}},
 		{"dry run refuses what the platform does not allow", []string{"--training-job", "examples/job.json", "--priority", "120", "--instance-types", "ml.g5.xlarge", "--dry-run"},
-			[]string{`invalid request for platform "trainq" (3 problems)`, "priority: got 120", `instanceTypes[0]: got "ml.g5.xlarge"`}},
+			[]string{`invalid request for platform "trainq" (the embedded default platform`, `(3 problems)`, "priority: got 120", `instanceTypes[0]: got "ml.g5.xlarge"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

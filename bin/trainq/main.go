@@ -18,7 +18,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/client"
 	"github.com/trainq/trainq/simulate/simcmd"
 )
@@ -34,11 +36,18 @@ Usage:
   trainq simulate     replay a job trace against a platform and against FIFO
   trainq trace        generate or convert job traces
   trainq validate     check platform files (trainq validate FILE…)
+  trainq config       show the defaults taken from the environment and the config file's profile
   trainq version      show the version trainq was built from
 
-Every command takes --help and --output table|json.
+Every command takes --help and --output table|json. --platform, --class, --team,
+--region and the other settings default to TRAINQ_* environment variables and a
+profile of ~/.config/trainq/config.yaml (trainq config shows them).
 Exit status: 0 success, 1 failure, 2 a mistake in the command line.
 `
+
+// commands are the commands run serves, for the unknown command's message
+// and its suggestion.
+var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "simulate", "trace", "validate", "config", "version", "help"}
 
 // Exit statuses.
 const (
@@ -87,8 +96,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "config":
+		err = cli.ConfigCommand(rest, stdout)
 	default:
-		fmt.Fprintf(stderr, "trainq: unknown command %q: want submit, status, cancel, reprioritize, queue, simulate, trace, validate or version\nRun 'trainq --help' for usage.\n", cmd)
+		msg := fmt.Sprintf("trainq: unknown command %q", cmd)
+		if s := cli.Suggest(cmd, commands); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		fmt.Fprintf(stderr, "%s\nwant one of: %s\nRun 'trainq --help' for usage.\n", msg, strings.Join(commands, ", "))
 		return exitUsage
 	}
 	var u usageError
@@ -115,11 +130,10 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer, help string) error
 		return nil
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, help)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		cli.PrintDefaults(fs, stdout)
 		return flag.ErrHelp
 	default:
-		return &badUsage{err.Error()}
+		return &badUsage{strings.Replace(err.Error(), ": -", ": --", 1)}
 	}
 }
 

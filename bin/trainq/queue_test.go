@@ -148,7 +148,10 @@ func trainqWith(t *testing.T, env []string, args ...string) result {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(append(os.Environ(), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
-		"AWS_EC2_METADATA_DISABLED=true", "AWS_MAX_ATTEMPTS=1", "AWS_CONFIG_FILE=/nonexistent", "AWS_SHARED_CREDENTIALS_FILE=/nonexistent"), env...)
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_MAX_ATTEMPTS=1", "AWS_CONFIG_FILE=/nonexistent", "AWS_SHARED_CREDENTIALS_FILE=/nonexistent",
+		// No trainq config file nor setting of the machine's user.
+		"XDG_CONFIG_HOME=/nonexistent", "TRAINQ_CONFIG=", "TRAINQ_PROFILE=", "TRAINQ_PLATFORM=", "TRAINQ_CLASS=", "TRAINQ_TEAM=",
+		"TRAINQ_REGION=", "TRAINQ_AWS_PROFILE=", "TRAINQ_FUNCTION=", "TRAINQ_ENDPOINT="), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -43,11 +43,15 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 			"changes. See docs/simulate.md.\n\nFlags:\n")
 		cli.PrintDefaults(fs, w)
 	}
+	defaults := cli.Bind(fs, "platform")
 	if err := cli.Parse(fs, args, stdout, help); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return cli.Usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	if err := defaults.Apply(); err != nil {
+		return err
 	}
 	if *traceFile == "" {
 		return cli.Usagef("--trace: got nothing, want a trace CSV file")
@@ -94,7 +98,7 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 		})
 		if err != nil {
 			bar.done()
-			return fmt.Errorf("%s (run %s): %w", *traceFile, r.label, err)
+			return fmt.Errorf("%s (run %s, %s): %w", *traceFile, r.label, defaults.PlatformSource(r.file), err)
 		}
 		res.Label = r.label
 		rep.Runs = append(rep.Runs, res)
@@ -126,7 +130,9 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 
 // run is one simulation of the trace.
 type run struct {
-	label  string
+	label string
+	// file is the platform file, "" for the embedded default.
+	file   string
 	p      *platform.Platform
 	policy simulate.Policy
 }
@@ -153,9 +159,9 @@ func plan(files []string) ([]run, error) {
 			return nil, cli.Usagef("--platform %s: its label %q is taken by %s; give the files different names", f, label, other)
 		}
 		seen[label] = "--platform " + f
-		runs = append(runs, run{label: label, p: p, policy: simulate.PolicyPlatform})
+		runs = append(runs, run{label: label, file: f, p: p, policy: simulate.PolicyPlatform})
 	}
-	return append(runs, run{label: "fifo", p: runs[0].p, policy: simulate.PolicyFIFO}), nil
+	return append(runs, run{label: "fifo", file: runs[0].file, p: runs[0].p, policy: simulate.PolicyFIFO}), nil
 }
 
 // countingReader counts bytes read, for the progress bar.

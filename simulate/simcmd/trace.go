@@ -87,7 +87,11 @@ func generate(args []string, stdout, stderr io.Writer) error {
 			"file. See docs/simulate.md.\n\nFlags:\n")
 		cli.PrintDefaults(fs, w)
 	}
+	defaults := cli.Bind(fs, "platform")
 	if err := cli.Parse(fs, args, stdout, help); err != nil {
+		return err
+	}
+	if err := defaults.Apply(); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -129,7 +133,11 @@ func convert(args []string, stdout, stderr io.Writer) error {
 			"and instance types. See docs/simulate.md.\n\nFlags:\n", strings.Join(trace.Formats, "|"))
 		cli.PrintDefaults(fs, w)
 	}
+	defaults := cli.Bind(fs, "platform")
 	if err := cli.Parse(fs, args, stdout, help); err != nil {
+		return err
+	}
+	if err := defaults.Apply(); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

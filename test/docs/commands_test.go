@@ -165,7 +165,7 @@ var notRun = map[string]string{
 	"npx":        "deploys or bootstraps an AWS account",
 	"aws":        "calls AWS",
 	"go test":    "the test command: it is what runs this test",
-	"go install": "installs from the network",
+	"go install": "installs the CLI into GOBIN: TestGoInstallFromACheckout (bin/trainq) runs it",
 	"go run .":   "the consumer example's app: test/consumer_test.go synthesizes it",
 	"cd":         "changes directory: the commands after it are shown for another module",
 	"cdk":        "the CDK CLI: .ci/run synthesizes through it",
