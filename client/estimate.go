@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,46 +13,172 @@ import (
 	"github.com/trainq/trainq/trace"
 )
 
-// Estimate is when a waiting job may start, from trainq's simulator run on
-// the queue as the queue action returned it.
+// Estimate is when a waiting job may start: two figures from trainq's
+// simulator run on the queue as the queue action returned it, each with
+// what it assumes.
 type Estimate struct {
-	// StartsInSeconds is the simulated wait from QueueView.At; -1 when the
+	// At is the queue answer's time (QueueView.At); the figures count from it.
+	At string `json:"at"`
+	// Likely is the likely start, from the queue's recent history (many
+	// simulated runs with runtimes and arrivals drawn from it); nil when
+	// there is no history, LikelyUnavailable saying why.
+	Likely            *LikelyStart `json:"likely,omitempty"`
+	LikelyUnavailable string       `json:"likelyUnavailable,omitempty"`
+	// Latest is the start if every job runs to its limit and no job is
+	// submitted meanwhile: a bound that holds unless later jobs of higher
+	// priority overtake this one.
+	Latest Start `json:"latest"`
+	// Note says what the simulation left out or could not see (jobs of
+	// unknown class or type, jobs past the queue answer's bound).
+	Note string `json:"note,omitempty"`
+}
+
+// Start is one estimated start.
+type Start struct {
+	// StartsInSeconds is the simulated wait from Estimate.At; -1 when the
 	// job never starts by the simulated rules.
 	StartsInSeconds int64 `json:"startsInSeconds"`
-	// StartsBy is QueueView.At plus StartsInSeconds, RFC 3339 ("" when it
+	// StartsBy is Estimate.At plus StartsInSeconds, RFC 3339 ("" when it
 	// never starts).
 	StartsBy string `json:"startsBy,omitempty"`
 	// Assumption is what the figure assumes, to print next to it.
 	Assumption string `json:"assumption"`
-	// Note says what the simulation left out (jobs of unknown class or
-	// type, a truncated queue).
-	Note string `json:"note,omitempty"`
 }
 
-// estimateAssumption is printed next to every estimate.
-const estimateAssumption = "if every running job runs to its limit (its maxRuntimeSeconds less the time it has run), " +
+// LikelyStart is the median of the runs' starts, with their range.
+type LikelyStart struct {
+	Start
+	// LowSeconds and HighSeconds are the 10th and 90th percentiles of the
+	// runs' starts, from Estimate.At.
+	LowSeconds  int64 `json:"lowSeconds"`
+	HighSeconds int64 `json:"highSeconds"`
+	// Runs is how many simulated runs it took.
+	Runs int `json:"runs"`
+	// History says which history it drew from and how much of it.
+	History string `json:"history"`
+}
+
+// EstimateOptions tune an estimate. The zero value is what trainq status
+// uses.
+type EstimateOptions struct {
+	// Runs is how many simulated runs the likely start takes (at most
+	// MaxEstimateRuns). Default: DefaultEstimateRuns.
+	Runs int
+	// Seed seeds the draws: the same queue, history and seed give the same
+	// estimate. Default: 1.
+	Seed uint64
+}
+
+// Bounds of an estimate's cost.
+const (
+	// DefaultEstimateRuns and MaxEstimateRuns bound the likely start's runs.
+	DefaultEstimateRuns = 100
+	MaxEstimateRuns     = 1000
+	// MaxHorizonSeconds is how far ahead a run draws arrivals (14 days);
+	// a run also stops drawing them once the job has started.
+	MaxHorizonSeconds = 14 * 86400
+	// MaxArrivalsPerRun bounds the arrivals one run draws.
+	MaxArrivalsPerRun = 50000
+)
+
+// latestAssumption is printed next to the latest start.
+const latestAssumption = "if every running job runs to its limit (its maxRuntimeSeconds less the time it has run), " +
 	"every waiting job runs to its own, and no job is submitted or cancelled meanwhile " +
 	"(simulated with the platform file's rules, preemptions included)"
 
-// estimateStart simulates the queue q on platform p and returns when the
-// described job target starts (a target the answer does not list, when it
-// was truncated, joins the waiting jobs last, asking what its explanation
-// says). Placed jobs (RUNNING, STARTING, SCHEDULED) hold their instances at
-// t = 0 for what is left of their limit; waiting ones are in the queue at
-// t = 0, in the queue's order (the snapshot's front first, then oldest
-// first), each for its limit (simulate.RunFrom).
-func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract.Response) (*Estimate, error) {
+// targetID is the estimated job's id in the simulated runs.
+const targetID = "target"
+
+// queueState is a queue answer as the simulator takes it.
+type queueState struct {
+	at      time.Time
+	placed  []placedJob
+	waiting []waitingJob
+	notes   []string
+}
+
+// placedJob is a running job with its limit and the time it has run.
+type placedJob struct {
+	job            trace.Job
+	elapsed, limit int64
+	// unlisted: counted, not listed; its class is unknown, and it started
+	// after a job that has run newest seconds.
+	unlisted bool
+	newest   int64
+}
+
+// waitingJob is a waiting job with its limit.
+type waitingJob struct {
+	job   trace.Job
+	limit int64
+	// unlisted: counted, not listed; its class is unknown and its
+	// scheduling priority at most maxPrio (-1: any).
+	unlisted bool
+	maxPrio  int
+}
+
+// EstimateStart estimates when the described job target starts on
+// platform p, from the queue answer q (which carries the history): the
+// latest start, and the likely start when q has history. A target the
+// answer does not list (it was truncated) joins the waiting jobs last,
+// with what its explanation says.
+func EstimateStart(p *platform.Platform, q *contract.QueueView, target *contract.Response, opts EstimateOptions) (*Estimate, error) {
+	st, placedAs, err := readQueue(p, q, target)
+	if err != nil {
+		return nil, err
+	}
+	e := &Estimate{At: q.At, Note: strings.Join(st.notes, "; ")}
+	if placedAs != "" {
+		now := Start{StartsInSeconds: 0, StartsBy: q.At, Assumption: "it has been placed (" + placedAs + ")"}
+		e.Latest = now
+		e.Likely = &LikelyStart{Start: now, Runs: 0, History: "none needed"}
+		return e, nil
+	}
+	latest, err := st.latest(p)
+	if err != nil {
+		return nil, err
+	}
+	e.Latest = st.start(latest, latestAssumption)
+	if latest < 0 {
+		e.LikelyUnavailable = "the job never starts by the simulated rules"
+		return e, nil
+	}
+	h, why := newHistoryModel(p, q)
+	if h == nil {
+		e.LikelyUnavailable = why
+		return e, nil
+	}
+	l, err := st.likely(p, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.Likely = l
+	return e, nil
+}
+
+// start is a figure of s seconds from the queue's time.
+func (st *queueState) start(s int64, assumption string) Start {
+	if s < 0 {
+		return Start{StartsInSeconds: -1, Assumption: assumption}
+	}
+	return Start{StartsInSeconds: s, StartsBy: st.at.Add(time.Duration(s) * time.Second).UTC().Format(time.RFC3339), Assumption: assumption}
+}
+
+// readQueue turns the queue answer into the simulator's jobs, the target
+// among the waiting ones (ID targetID). placedAs is the target's status
+// when it is already placed.
+func readQueue(p *platform.Platform, q *contract.QueueView, target *contract.Response) (st *queueState, placedAs string, err error) {
 	jobID := target.JobID
 	at, err := time.Parse(time.RFC3339, q.At)
 	if err != nil {
-		return nil, fmt.Errorf("queue answer's at: got %q, want an RFC 3339 time", q.At)
+		return nil, "", fmt.Errorf("queue answer's at: got %q, want an RFC 3339 time", q.At)
 	}
-	var from simulate.From
+	st = &queueState{at: at}
 	skipped := map[string]int{}
 	found := false
 	type queued struct {
-		job trace.Job
-		qj  contract.QueueJob
+		w  waitingJob
+		qj contract.QueueJob
 	}
 	var ahead []queued
 	for i, j := range q.Jobs {
@@ -75,31 +202,28 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 		tj := trace.Job{ID: fmt.Sprintf("q%d", i), Instances: max(1, j.Instances), InstanceType: j.InstanceType, Class: class.Name, Team: j.Team,
 			Priority: requestPriority(class, j.SchedulingPriority)}
 		if j.JobID == jobID && jobID != "" {
-			tj.ID, found = "target", true
+			tj.ID, found = targetID, true
 		}
 		switch j.Status {
 		case "RUNNING", "STARTING", "SCHEDULED":
-			if tj.ID == "target" {
-				return &Estimate{StartsInSeconds: 0, StartsBy: q.At, Assumption: "it has been placed (" + j.Status + ")"}, nil
+			if tj.ID == targetID {
+				return nil, j.Status, nil
 			}
 			// A SCHEDULED job has not started: it has run 0 s of its limit.
-			elapsed := max(0, j.RunningSeconds)
-			tj.Duration = max(1, limit-elapsed)
-			from.Placed = append(from.Placed, simulate.Placed{Job: tj, Elapsed: elapsed})
+			st.placed = append(st.placed, placedJob{job: tj, elapsed: max(0, j.RunningSeconds), limit: limit})
 		default:
-			tj.Submit, tj.Duration = -max(0, j.AgeSeconds), limit
-			ahead = append(ahead, queued{tj, j})
+			tj.Submit = -max(0, j.AgeSeconds)
+			ahead = append(ahead, queued{waitingJob{job: tj, limit: limit}, j})
 		}
 	}
 	if !found {
 		class, ok := p.Class(target.Class)
 		if !ok || target.Explanation == nil || p.PoolInstances(target.Explanation.InstanceType) == 0 {
-			return nil, fmt.Errorf("job %s is not among the %d jobs the queue answer lists", jobID, len(q.Jobs))
+			return nil, "", fmt.Errorf("job %s is not among the %d jobs the queue answer lists", jobID, len(q.Jobs))
 		}
-		limit := int64(class.MaxRuntimeSeconds)
-		ahead = append(ahead, queued{trace.Job{ID: "target", Duration: limit, Instances: max(1, target.Explanation.Instances),
+		ahead = append(ahead, queued{waitingJob{job: trace.Job{ID: targetID, Instances: max(1, target.Explanation.Instances),
 			InstanceType: target.Explanation.InstanceType, Class: class.Name, Team: target.Team, Priority: requestPriority(class, target.SchedulingPriority)},
-			contract.QueueJob{QueuePosition: target.Explanation.QueuePosition}})
+			limit: int64(class.MaxRuntimeSeconds)}, contract.QueueJob{QueuePosition: target.Explanation.QueuePosition}})
 	}
 	sort.SliceStable(ahead, func(a, b int) bool {
 		pa, pb := ahead[a].qj.QueuePosition, ahead[b].qj.QueuePosition
@@ -112,39 +236,170 @@ func estimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 		return ahead[a].qj.AgeSeconds > ahead[b].qj.AgeSeconds
 	})
 	for _, a := range ahead {
-		from.Waiting = append(from.Waiting, a.job)
+		st.waiting = append(st.waiting, a.w)
 	}
-	start := int64(-2)
-	_, err = simulate.RunFrom(p, from, &simulate.SliceSource{}, simulate.Options{Jobs: func(r simulate.JobRecord) error {
-		if r.ID == "target" {
-			start = r.Start
-		}
-		return nil
-	}})
-	if err != nil {
-		return nil, fmt.Errorf("simulate the queue: %w", err)
-	}
-	e := &Estimate{Assumption: estimateAssumption}
-	var notes []string
 	for _, why := range []string{"of unknown class", "on an instance type outside the pool", "of a team the platform lacks"} {
 		if n := skipped[why]; n > 0 {
-			notes = append(notes, fmt.Sprintf("%d jobs %s left out", n, why))
+			st.notes = append(st.notes, fmt.Sprintf("%d jobs %s left out", n, why))
 		}
 	}
-	if q.Truncated {
-		notes = append(notes, "the queue answer was truncated: jobs it left out are not counted")
+	// An unlisted target's place among the first RUNNABLE jobs says how
+	// many unlisted jobs are ahead of it: those of its place not listed
+	// (all of them when it is not among the first).
+	aheadUnlisted := -1
+	if !found {
+		if pos := target.Explanation.QueuePosition; pos > 0 {
+			aheadUnlisted = pos - 1
+			for _, a := range ahead {
+				if a.w.job.ID != targetID && a.qj.QueuePosition > 0 && a.qj.QueuePosition < pos {
+					aheadUnlisted--
+				}
+			}
+			aheadUnlisted = max(0, aheadUnlisted)
+		}
 	}
-	e.Note = strings.Join(notes, "; ")
-	switch {
-	case start == -2:
-		return nil, fmt.Errorf("the simulation did not finish job %s", jobID)
-	case start < 0:
-		e.StartsInSeconds = -1
-		return e, nil
+	st.addUnlisted(p, q, found, aheadUnlisted)
+	return st, "", nil
+}
+
+// addUnlisted adds the jobs the answer counted but did not list. Their
+// class is unknown, but the answer lists running jobs oldest start first
+// and waiting ones in the queue's order, so an unlisted running job started
+// after every listed one, and an unlisted waiting job is behind every
+// listed one: at most at the priority of the last. For the latest start
+// they run the longest limit of any class from now (running) or are of the
+// last listed waiting job's class and priority (waiting); the likely start
+// draws their class from their team's history among the classes at or
+// below that priority.
+//
+// When the target itself was not listed, aheadUnlisted of the unlisted
+// waiting jobs (all of them when -1) are ahead of it: between the last
+// listed job and it in the queue's order, they are taken at its class and
+// priority.
+func (st *queueState) addUnlisted(p *platform.Platform, q *contract.QueueView, targetListed bool, aheadUnlisted int) {
+	longest := p.Classes[0]
+	for _, c := range p.Classes {
+		if c.MaxRuntimeSeconds > longest.MaxRuntimeSeconds {
+			longest = c
+		}
 	}
-	e.StartsInSeconds = start
-	e.StartsBy = at.Add(time.Duration(e.StartsInSeconds) * time.Second).UTC().Format(time.RFC3339)
-	return e, nil
+	// behind is the class and priority of the last listed waiting job
+	// (the highest class when none is listed); newest the least time a
+	// listed running job has run.
+	behind, behindPrio := p.Classes[0], -1
+	for _, c := range p.Classes {
+		if c.SchedulingPriority(platform.RequestPriorityMax) > behind.SchedulingPriority(platform.RequestPriorityMax) {
+			behind = c
+		}
+	}
+	newest := int64(-1)
+	for _, pj := range st.placed {
+		if newest < 0 || pj.elapsed < newest {
+			newest = pj.elapsed
+		}
+	}
+	ti := -1
+	for i, w := range st.waiting {
+		if w.job.ID == targetID {
+			ti = i
+		}
+		if w.job.ID != targetID || !targetListed && len(st.waiting) == 1 {
+			behind, _ = p.Class(w.job.Class)
+			behindPrio = behind.SchedulingPriority(w.job.Priority)
+		}
+	}
+	var before []waitingJob
+	running, waiting, left := 0, 0, 0
+	for _, u := range q.Unlisted {
+		if _, ok := p.Team(u.Team); !ok || p.PoolInstances(u.InstanceType) == 0 || u.Jobs <= 0 {
+			left += max(0, u.Jobs)
+			continue
+		}
+		for k := range u.Jobs {
+			// Instances split evenly, the remainder to the first jobs.
+			n := max(1, u.Instances/u.Jobs)
+			if k < u.Instances%u.Jobs {
+				n++
+			}
+			tj := trace.Job{ID: fmt.Sprintf("u%d", len(st.placed)+len(st.waiting)), Instances: n, InstanceType: u.InstanceType, Team: u.Team}
+			switch {
+			case u.Status == "RUNNING" || u.Status == "STARTING" || u.Status == "SCHEDULED":
+				tj.Class, tj.Priority = longest.Name, platform.DefaultRequestPriority
+				st.placed = append(st.placed, placedJob{job: tj, limit: int64(longest.MaxRuntimeSeconds), unlisted: true, newest: max(0, newest)})
+				running++
+			case !targetListed && (aheadUnlisted < 0 || len(before) < aheadUnlisted):
+				t := st.waiting[ti]
+				tj.Class, tj.Priority, tj.Submit = t.job.Class, t.job.Priority, t.job.Submit
+				before = append(before, waitingJob{job: tj, limit: t.limit})
+				waiting++
+			default:
+				tj.Class, tj.Priority = behind.Name, platform.RequestPriorityMax
+				if behindPrio >= 0 {
+					tj.Priority = requestPriority(behind, behindPrio)
+				}
+				st.waiting = append(st.waiting, waitingJob{job: tj, limit: int64(behind.MaxRuntimeSeconds), unlisted: true, maxPrio: behindPrio})
+				waiting++
+			}
+		}
+	}
+	if len(before) > 0 {
+		st.waiting = slices.Insert(st.waiting, ti, before...)
+	}
+	if running+waiting > 0 {
+		st.notes = append(st.notes, fmt.Sprintf("%d running and %d waiting jobs past the queue answer's %d were counted, not listed: "+
+			"for the latest start the running ones run %s's limit from now and the waiting ones are of %s behind the listed ones; "+
+			"the likely start draws their class from history",
+			running, waiting, contract.MaxQueueJobs, longest.Name, behind.Name))
+	}
+	if left > 0 {
+		st.notes = append(st.notes, fmt.Sprintf("%d unlisted jobs of a team or type the platform lacks left out", left))
+	}
+	if q.Uncounted {
+		st.notes = append(st.notes, "Batch had more jobs than the queue answer counts: those are not seen, and both figures may be early")
+	} else if q.Truncated && len(q.Unlisted) == 0 {
+		st.notes = append(st.notes, "the queue answer was truncated and did not count the jobs it left out: they are not seen, and both figures may be early")
+	}
+}
+
+// latest simulates the queue with every job running to its limit and no
+// arrivals, and returns when the target starts (-1: never).
+func (st *queueState) latest(p *platform.Platform) (int64, error) {
+	var from simulate.From
+	for _, pj := range st.placed {
+		j := pj.job
+		j.Duration = max(1, pj.limit-pj.elapsed)
+		from.Placed = append(from.Placed, simulate.Placed{Job: j, Elapsed: pj.elapsed})
+	}
+	for _, w := range st.waiting {
+		j := w.job
+		j.Duration = max(1, w.limit)
+		from.Waiting = append(from.Waiting, j)
+	}
+	return runTarget(p, from, &simulate.SliceSource{}, nil)
+}
+
+// runTarget runs from with the arrivals src and returns when the target
+// first starts (-1: never; it failed without starting). w, when set, is the
+// watch src stops by; else one is made.
+func runTarget(p *platform.Platform, from simulate.From, src simulate.Source, w *startWatch) (int64, error) {
+	if w == nil {
+		w = newStartWatch()
+	}
+	if _, err := simulate.RunFrom(p, from, src, simulate.Options{Observer: w}); err != nil {
+		return 0, fmt.Errorf("simulate the queue: %w", err)
+	}
+	return w.at, nil
+}
+
+// startWatch notes when the target first starts (-1: not yet).
+type startWatch struct{ at int64 }
+
+func newStartWatch() *startWatch { return &startWatch{at: -1} }
+
+func (w *startWatch) Observe(e simulate.Event, _ *simulate.State) {
+	if e.Kind == simulate.EventStart && e.JobID == targetID && w.at < 0 {
+		w.at = e.At
+	}
 }
 
 // requestPriority is the request priority (0–99) inside class's band that

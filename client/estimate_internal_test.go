@@ -1,6 +1,7 @@
 package client
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/trainq/trainq/contract"
@@ -47,25 +48,169 @@ func TestEstimateStart(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := &contract.QueueView{At: "2026-12-01T16:00:00Z", Jobs: tt.jobs}
-			e, err := estimateStart(p, q, &contract.Response{JobID: "target"})
+			e, err := EstimateStart(p, q, &contract.Response{JobID: "target"}, EstimateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.StartsInSeconds != tt.want {
-				t.Errorf("starts in %d s, want %d", e.StartsInSeconds, tt.want)
+			if e.Latest.StartsInSeconds != tt.want {
+				t.Errorf("starts in %d s, want %d", e.Latest.StartsInSeconds, tt.want)
 			}
-			if tt.want >= 0 && e.StartsBy == "" || e.Assumption == "" {
-				t.Errorf("startsBy %q, assumption %q", e.StartsBy, e.Assumption)
+			if tt.want >= 0 && e.Latest.StartsBy == "" || e.Latest.Assumption == "" {
+				t.Errorf("startsBy %q, assumption %q", e.Latest.StartsBy, e.Latest.Assumption)
 			}
 		})
 	}
 	q := &contract.QueueView{At: "2026-12-01T16:00:00Z", Jobs: running, Truncated: true}
-	if _, err := estimateStart(p, q, &contract.Response{JobID: "absent"}); err == nil {
+	if _, err := EstimateStart(p, q, &contract.Response{JobID: "absent"}, EstimateOptions{}); err == nil {
 		t.Error("a job neither listed nor explained has an estimate")
 	}
-	e, err := estimateStart(p, q, &contract.Response{JobID: "absent", Team: "search-ranking", Class: "research", SchedulingPriority: 550,
-		Explanation: &contract.Explanation{InstanceType: "ml.p5.48xlarge", Instances: 8}})
-	if err != nil || e.StartsInSeconds != 7200 || e.Note == "" {
+	e, err := EstimateStart(p, q, &contract.Response{JobID: "absent", Team: "search-ranking", Class: "research", SchedulingPriority: 550,
+		Explanation: &contract.Explanation{InstanceType: "ml.p5.48xlarge", Instances: 8}}, EstimateOptions{})
+	if err != nil || e.Latest.StartsInSeconds != 7200 || e.Note == "" {
 		t.Errorf("a job left out of a truncated answer: %+v, %v: want 7200 s from its explanation, and a note", e, err)
+	}
+}
+
+// history is a one-week history whose jobs of each class and team in runs
+// ran exactly that many seconds, with no submissions unless arrivals says.
+func history(runs map[[2]string]int64, arrivals map[[2]string]int) *contract.History {
+	h := &contract.History{Source: "test", From: "2026-11-24T16:00:00Z", To: "2026-12-01T16:00:00Z"}
+	for _, k := range [][2]string{{"production", "search-ranking"}, {"research", "search-ranking"}, {"sweep", "search-research"}} {
+		g := contract.HistoryGroup{Class: k[0], Team: k[1], Submitted: arrivals[k]}
+		if s := runs[k]; s > 0 {
+			for range 10 {
+				g.Jobs = append(g.Jobs, contract.HistoryJob{InstanceType: "ml.p5.48xlarge", Instances: 8, SchedulingPriority: 950, RunSeconds: s})
+			}
+			g.Completed = 10
+		}
+		h.Groups = append(h.Groups, g)
+	}
+	return h
+}
+
+// TestLikelyStart checks the likely start on the default platform (40
+// ml.p5.48xlarge; search-ranking's quota 24, search-research's 16).
+func TestLikelyStart(t *testing.T) {
+	p := platform.Default()
+	jobs := func(r1Ran int64) []contract.QueueJob {
+		return []contract.QueueJob{
+			{JobID: "r1", Team: "search-ranking", Class: "research", Status: "RUNNING", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+				Instances: 24, MaxRuntimeSeconds: 259200, RunningSeconds: r1Ran},
+			{JobID: "r2", Team: "search-research", Class: "sweep", Status: "SCHEDULED", SchedulingPriority: 150, InstanceType: "ml.p5.48xlarge",
+				Instances: 16, MaxRuntimeSeconds: 86400},
+			{JobID: "target", Team: "search-ranking", Class: "research", Status: "RUNNABLE", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+				Instances: 8, QueuePosition: 1, AgeSeconds: 600},
+		}
+	}
+	runs := map[[2]string]int64{{"research", "search-ranking"}: 3600, {"sweep", "search-research"}: 7200}
+	tests := []struct {
+		name   string
+		ran    int64
+		runs   map[[2]string]int64
+		want   int64
+		latest int64
+	}{
+		// r1 has run 1800 s of the 3600 s research jobs run: 1800 s
+		// left; then 24 − 0 of search-ranking's quota are free for the 8.
+		// The latest start is when r2 (SCHEDULED, 0 s run) reaches its
+		// limit: 86400 s, before r1's 259200 − 1800 s; search-ranking may
+		// then borrow 8 of the 16 it frees.
+		{"a running job runs what recent jobs of its class and team ran beyond its time", 1800, runs, 1800, 86400},
+		// r1 has run 5000 s, longer than any research job: as long again,
+		// 5000 s.
+		{"a running job longer than any in history runs as long again", 5000, runs, 5000, 86400},
+		// No research job of search-ranking in history: r1 draws from
+		// research (none either), then from every class: sweep's 7200 s,
+		// 7200 − 1800 = 5400 s left.
+		{"a class with too few jobs in history draws from every class", 1800, map[[2]string]int64{{"sweep", "search-research"}: 7200}, 5400, 86400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &contract.QueueView{At: "2026-12-01T16:00:00Z", Jobs: jobs(tt.ran), History: history(tt.runs, nil)}
+			e, err := EstimateStart(p, q, &contract.Response{JobID: "target"}, EstimateOptions{Runs: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Likely == nil {
+				t.Fatalf("no likely start: %s", e.LikelyUnavailable)
+			}
+			l := e.Likely
+			if l.StartsInSeconds != tt.want || l.LowSeconds != tt.want || l.HighSeconds != tt.want || l.Runs != 20 {
+				t.Errorf("likely %d s [%d, %d] in %d runs, want %d s every run", l.StartsInSeconds, l.LowSeconds, l.HighSeconds, l.Runs, tt.want)
+			}
+			if e.Latest.StartsInSeconds != tt.latest {
+				t.Errorf("latest %d s, want %d", e.Latest.StartsInSeconds, tt.latest)
+			}
+			if l.History == "" || l.Assumption == "" {
+				t.Errorf("history %q, assumption %q: want both said", l.History, l.Assumption)
+			}
+		})
+	}
+}
+
+// TestLikelyStartWithArrivals: production jobs of the target's team keep
+// arriving (about 100 a day at 8 instances for 3600 s) and go before it:
+// its likely start is later than without them, never earlier, and the same
+// for the same seed.
+func TestLikelyStartWithArrivals(t *testing.T) {
+	p := platform.Default()
+	q := func(arrivals map[[2]string]int) *contract.QueueView {
+		runs := map[[2]string]int64{{"production", "search-ranking"}: 3600, {"research", "search-ranking"}: 3600, {"sweep", "search-research"}: 7200}
+		return &contract.QueueView{At: "2026-12-01T16:00:00Z", History: history(runs, arrivals), Jobs: []contract.QueueJob{
+			{JobID: "r1", Team: "search-ranking", Class: "research", Status: "RUNNING", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+				Instances: 40, MaxRuntimeSeconds: 259200, RunningSeconds: 1800},
+			{JobID: "target", Team: "search-ranking", Class: "research", Status: "RUNNABLE", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+				Instances: 40, QueuePosition: 1, AgeSeconds: 600},
+		}}
+	}
+	quiet, err := EstimateStart(p, q(nil), &contract.Response{JobID: "target"}, EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := map[[2]string]int{{"production", "search-ranking"}: 700}
+	a, err := EstimateStart(p, q(busy), &contract.Response{JobID: "target"}, EstimateOptions{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := EstimateStart(p, q(busy), &contract.Response{JobID: "target"}, EstimateOptions{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without arrivals: r1's 3600 − 1800 s.
+	if quiet.Likely.StartsInSeconds != 1800 {
+		t.Errorf("quiet queue: likely %d s, want 1800", quiet.Likely.StartsInSeconds)
+	}
+	if a.Likely.StartsInSeconds <= 1800 || a.Likely.HighSeconds < a.Likely.StartsInSeconds || a.Likely.LowSeconds > a.Likely.StartsInSeconds {
+		t.Errorf("busy queue: likely %d s [%d, %d], want later than 1800 s, inside its range", a.Likely.StartsInSeconds, a.Likely.LowSeconds, a.Likely.HighSeconds)
+	}
+	if *a.Likely != *b.Likely {
+		t.Errorf("same input and seed, two answers: %+v, %+v", a.Likely, b.Likely)
+	}
+}
+
+func TestLikelyStartWithoutHistory(t *testing.T) {
+	p := platform.Default()
+	jobs := []contract.QueueJob{{JobID: "target", Team: "search-ranking", Class: "research", Status: "RUNNABLE", SchedulingPriority: 550,
+		InstanceType: "ml.p5.48xlarge", Instances: 8}}
+	for _, tt := range []struct {
+		name string
+		q    contract.QueueView
+		want string
+	}{
+		{"the function has no ledger", contract.QueueView{NoHistory: "no job ledger is configured"}, "no history: no job ledger is configured"},
+		{"an older function", contract.QueueView{}, "no history: the function's queue answer carried none"},
+		{"no job completed in the window", contract.QueueView{History: history(nil, nil)}, "no history: no job completed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.q.At, tt.q.Jobs = "2026-12-01T16:00:00Z", jobs
+			e, err := EstimateStart(p, &tt.q, &contract.Response{JobID: "target"}, EstimateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Likely != nil || !strings.HasPrefix(e.LikelyUnavailable, tt.want) || e.Latest.StartsInSeconds != 0 {
+				t.Errorf("likely %+v, unavailable %q, latest %d: want none because %q, and the latest start now", e.Likely, e.LikelyUnavailable,
+					e.Latest.StartsInSeconds, tt.want)
+			}
+		})
 	}
 }

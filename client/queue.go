@@ -216,11 +216,28 @@ func (c *cmd) estimate(ctx context.Context, r *contract.Response) (*Estimate, st
 	if q.Queue == nil {
 		return nil, "the function answered without a queue (is it older than the queue action?)"
 	}
-	e, err := estimateStart(p, q.Queue, r)
+	e, err := EstimateStart(p, q.Queue, r, EstimateOptions{})
 	if err != nil {
 		return nil, err.Error()
 	}
 	return e, ""
+}
+
+// startCell prints a start: in 1h00m (2026-12-01 17:00 UTC), or never.
+func startCell(s Start) string {
+	if s.StartsInSeconds < 0 {
+		return "never, by the simulated rules"
+	}
+	by, _ := time.Parse(time.RFC3339, s.StartsBy)
+	return fmt.Sprintf("in %s (%s)", age(s.StartsInSeconds), by.UTC().Format("2006-01-02 15:04 MST"))
+}
+
+// inCell prints seconds from now, or never.
+func inCell(s int64) string {
+	if s < 0 {
+		return "never"
+	}
+	return age(s)
 }
 
 // printStatus prints describe's answer, and for a waiting job why it waits
@@ -268,17 +285,21 @@ func (c *cmd) printStatus(w io.Writer, s *Status) error {
 		line += fmt.Sprintf("; %d idle for it, %d within its quota counting what Batch takes back", u.IdleRoom, u.ReclaimRoom)
 		fmt.Fprintf(tw, "SHARE USAGE\t%s\n", line)
 	}
-	switch {
-	case s.Estimate != nil && s.Estimate.StartsInSeconds < 0:
-		fmt.Fprintf(tw, "ESTIMATED START\tnever, by the simulated rules, %s\n", s.Estimate.Assumption)
-	case s.Estimate != nil:
-		by, _ := time.Parse(time.RFC3339, s.Estimate.StartsBy)
-		fmt.Fprintf(tw, "ESTIMATED START\tin %s (%s), %s\n", age(s.Estimate.StartsInSeconds), by.UTC().Format("2006-01-02 15:04 MST"), s.Estimate.Assumption)
+	switch e := s.Estimate; {
+	case e != nil:
+		if e.Likely != nil {
+			fmt.Fprintf(tw, "LIKELY START\t%s, range %s to %s, %s\n", startCell(e.Likely.Start), inCell(e.Likely.LowSeconds), inCell(e.Likely.HighSeconds),
+				e.Likely.Assumption)
+			fmt.Fprintf(tw, "HISTORY USED\t%s (%d runs)\n", e.Likely.History, e.Likely.Runs)
+		} else {
+			fmt.Fprintf(tw, "LIKELY START\tunavailable: %s\n", e.LikelyUnavailable)
+		}
+		fmt.Fprintf(tw, "LATEST START\t%s, %s\n", startCell(e.Latest), e.Latest.Assumption)
+		if e.Note != "" {
+			fmt.Fprintf(tw, "ESTIMATE NOTE\t%s\n", e.Note)
+		}
 	case s.EstimateError != "":
 		fmt.Fprintf(tw, "ESTIMATED START\tnone: %s\n", s.EstimateError)
-	}
-	if s.Estimate != nil && s.Estimate.Note != "" {
-		fmt.Fprintf(tw, "ESTIMATE NOTE\t%s\n", s.Estimate.Note)
 	}
 	return tw.Flush()
 }

@@ -177,6 +177,18 @@ type QueueView struct {
 	// past MaxQueueListPages pages of a status); Note says which.
 	Truncated bool   `json:"truncated,omitempty"`
 	Note      string `json:"note,omitempty"`
+	// Unlisted counts the jobs listed by Batch but left out past
+	// MaxQueueJobs, by status, team and instance type (their class and
+	// priority are unknown: only a description has them); at most
+	// MaxUsageRows rows. Uncounted is true when a status had more than
+	// MaxQueueListPages pages: those jobs are not even counted.
+	Unlisted  []QueueCount `json:"unlisted,omitempty"`
+	Uncounted bool         `json:"uncounted,omitempty"`
+	// History is the queue's recent past (runtimes and arrivals per class
+	// and team) that the CLI's likely start draws from; nil with
+	// NoHistory saying why when the function has none.
+	History   *History `json:"history,omitempty"`
+	NoHistory string   `json:"noHistory,omitempty"`
 	// SnapshotAt is when the snapshot's usage was last updated, RFC 3339.
 	SnapshotAt string `json:"snapshotAt,omitempty"`
 	// RerouteTo is, when the job's class reroutes and its own type has no

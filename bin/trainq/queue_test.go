@@ -190,7 +190,9 @@ func TestStatusExplainsAWaitingJob(t *testing.T) {
 		"SHARE USAGE team search-ranking: 24 ml.p5.48xlarge in use of a quota of 24 (LEND_AND_BORROW, may borrow 24, borrows 0); 0 idle for it, 0 within its quota",
 		"POOL 40 of 40 ml.p5.48xlarge in use",
 		// sweep-lr ends in 1 h (86400 − 82800 s); then 16 are idle.
-		"ESTIMATED START in 1h00m (2026-12-01 17:00 UTC), if every running job runs to its limit",
+		"LATEST START in 1h00m (2026-12-01 17:00 UTC), if every running job runs to its limit",
+		// The function has no job ledger: no history to draw from.
+		"LIKELY START unavailable: no history",
 	} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("status does not say %q:\n%s", want, r.stdout)
@@ -201,16 +203,21 @@ func TestStatusExplainsAWaitingJob(t *testing.T) {
 		Status      string
 		Explanation contract.Explanation
 		Estimate    struct {
-			StartsInSeconds int64
-			StartsBy        string
-			Assumption      string
+			Latest struct {
+				StartsInSeconds int64
+				StartsBy        string
+				Assumption      string
+			}
+			Likely            *struct{}
+			LikelyUnavailable string
 		}
 	}
 	if err := json.Unmarshal([]byte(j.stdout), &s); err != nil {
 		t.Fatalf("%v: %s", err, j.stdout)
 	}
-	if s.Status != "RUNNABLE" || s.Explanation.Reason != contract.ReasonQuotaFull || s.Estimate.StartsInSeconds != 3600 ||
-		s.Estimate.StartsBy != "2026-12-01T17:00:00Z" || s.Estimate.Assumption == "" {
+	if s.Status != "RUNNABLE" || s.Explanation.Reason != contract.ReasonQuotaFull || s.Estimate.Latest.StartsInSeconds != 3600 ||
+		s.Estimate.Latest.StartsBy != "2026-12-01T17:00:00Z" || s.Estimate.Latest.Assumption == "" || s.Estimate.Likely != nil ||
+		!strings.HasPrefix(s.Estimate.LikelyUnavailable, "no history") {
 		t.Errorf("json: %+v", s)
 	}
 }
