@@ -13,11 +13,27 @@ const (
 	// first move), in decimal, so that moves stay bounded per job
 	// (platform's reroute.maxMoves) across any number of moves.
 	TagMoves = TagPrefix + "moves"
+	// TagMove holds the re-router's decision to move the job it is on,
+	// written (TagResource) before the replacement is submitted:
+	// "<move>/<instance type>/<scheduling priority>/<Unix seconds>/<tags
+	// sum>". The replacement's request is built from the old job's fixed
+	// fields and this record alone, so every retry sends the identical
+	// request with the same clientToken. Only the re-router may write it
+	// (or TagReroutedFrom, TagMoves): a job carrying it is one the
+	// re-router decided to move.
+	TagMove = TagPrefix + "move"
 )
 
+// LineageTags lists the tag keys only the re-router may set, on a
+// submission or by tagging: its decision and a replacement's lineage.
+func LineageTags() []string { return []string{TagMove, TagReroutedFrom, TagMoves} }
+
 // LaterTags lists the tag keys trainq may add to a job after its
-// submission, or to the job that replaces it: who re-prioritized it and its
-// lineage. Callers' tags leave room for them (MaxCallerTags).
+// submission, or to the job that replaces it: who re-prioritized it and
+// its lineage. Callers' tags leave room for them (MaxCallerTags).
+// TagMove is not among them: it is written on the job that moves, whose
+// replacement never carries it, and a job with no room left for it (the
+// most caller tags, a lineage and a re-prioritization) is not moved.
 func LaterTags() []string { return []string{TagReprioritizedBy, TagReroutedFrom, TagMoves} }
 
 // Environment of the functions for checkpoints and re-routing.

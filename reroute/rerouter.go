@@ -326,7 +326,7 @@ func (x *run) do() error {
 			jobs = append(jobs, j)
 		}
 	}
-	p := plan(cfg.Platform, jobs, copyUsage(usage), now)
+	p := plan(cfg.Platform, jobs, usage, now)
 	x.sum.Skipped += p.skipped
 	for reason, n := range p.refused {
 		x.sum.RefusedBy[reason] += n

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/moveplan"
 )
 
 // Re-routing (R23, R24): trainq's re-router, not AWS Batch, moves a waiting
@@ -355,7 +356,7 @@ func (e *engine) reroute() {
 			if !ok || best >= 0 && !rrBefore(x, bestEnt) {
 				continue
 			}
-			to := e.rerouteTarget(int(b.key.class), int(b.key.share), int(b.key.typ), int(b.key.k))
+			to := e.rerouteTarget(x, int(b.key.class), int(b.key.share), int(b.key.typ), int(b.key.k))
 			if to < 0 {
 				// Rooms only shrink during a run: none of these jobs moves
 				// in it.
@@ -423,31 +424,33 @@ func (r *rerouter) changed(now int64) {
 }
 
 // rrBefore reports whether entry x comes before entry y in the
-// re-router's order: higher scheduling priority, then longer RUNNABLE,
-// then the order they became RUNNABLE in.
+// re-router's order (moveplan.Compare: higher scheduling priority, then
+// longer RUNNABLE), then the order they became RUNNABLE in.
 func rrBefore(x, y rrEnt) bool {
-	if x.prio != y.prio {
-		return x.prio > y.prio
-	}
-	if x.since != y.since {
-		return x.since < y.since
+	if c := moveplan.Compare(int(x.prio), x.since, int(y.prio), y.since); c != 0 {
+		return c < 0
 	}
 	return x.seq < y.seq
 }
 
-// rerouteTarget is where a job of class c, share s and k instances waiting
-// on type t moves (R23), or -1: only when its team has no room for it on t,
-// the first other of the class's instance types where it has room.
-func (e *engine) rerouteTarget(c, s, t, k int) int {
-	if e.room(s, t) >= k {
-		return -1 // not saturated: Batch starts it when its turn comes
-	}
-	for _, to := range e.rr.targets[c] {
-		if to != t && e.room(s, to) >= k {
-			return to
+// rerouteTarget is where the waiting job x of class c, share s and k
+// instances on type t moves (R23), or -1: the deployed re-router's rule
+// (moveplan.Decide) with the run's view of room — only when its team has
+// no room for it on t, the first other of the class's instance types where
+// it has room.
+func (e *engine) rerouteTarget(x rrEnt, c, s, t, k int) int {
+	j := moveplan.Job{Class: &e.classes[c], Team: e.p.Teams[s], Priority: int(x.prio), InstanceType: e.types[t],
+		Instances: k, Moves: int(e.jobs[x.idx].moves), Since: x.since * 1000}
+	v, to := moveplan.Decide(&j, e.now*1000, func(it string) int {
+		if ti, ok := e.typeIdx[it]; ok {
+			return e.room(s, ti)
 		}
+		return 0 // not in the pool
+	})
+	if v != moveplan.Moves {
+		return -1
 	}
-	return -1
+	return e.typeIdx[to]
 }
 
 // move takes waiting job idx off its queue and submits it again on type
