@@ -115,6 +115,8 @@ type waitingJob struct {
 	// scheduling priority at most maxPrio (-1: any).
 	unlisted bool
 	maxPrio  int
+	// shapeUnknown: its instance type and count are unknown.
+	shapeUnknown bool
 }
 
 // EstimateStart estimates when the described job target starts on
@@ -311,7 +313,15 @@ func (st *queueState) addUnlisted(p *platform.Platform, q *contract.QueueView, t
 	var before []waitingJob
 	running, waiting, left := 0, 0, 0
 	for _, u := range q.Unlisted {
-		if _, ok := p.Team(u.Team); !ok || p.PoolInstances(u.InstanceType) == 0 || u.Jobs <= 0 {
+		placed := u.Status == "RUNNING" || u.Status == "STARTING" || u.Status == "SCHEDULED"
+		// A waiting job's type is unknown until Batch schedules it: for
+		// the latest start it is one instance of the target's type; the
+		// likely start draws its shape from its class and team's history.
+		it, shapeUnknown := u.InstanceType, u.InstanceType == "" && !placed && ti >= 0
+		if shapeUnknown {
+			it = st.waiting[ti].job.InstanceType
+		}
+		if _, ok := p.Team(u.Team); !ok || p.PoolInstances(it) == 0 || u.Jobs <= 0 {
 			left += max(0, u.Jobs)
 			continue
 		}
@@ -321,23 +331,24 @@ func (st *queueState) addUnlisted(p *platform.Platform, q *contract.QueueView, t
 			if k < u.Instances%u.Jobs {
 				n++
 			}
-			tj := trace.Job{ID: fmt.Sprintf("u%d", len(st.placed)+len(st.waiting)), Instances: n, InstanceType: u.InstanceType, Team: u.Team}
+			tj := trace.Job{ID: fmt.Sprintf("u%d", len(st.placed)+len(st.waiting)), Instances: n, InstanceType: it, Team: u.Team}
 			switch {
-			case u.Status == "RUNNING" || u.Status == "STARTING" || u.Status == "SCHEDULED":
+			case placed:
 				tj.Class, tj.Priority = longest.Name, platform.DefaultRequestPriority
 				st.placed = append(st.placed, placedJob{job: tj, limit: int64(longest.MaxRuntimeSeconds), unlisted: true, newest: max(0, newest)})
 				running++
 			case !targetListed && (aheadUnlisted < 0 || len(before) < aheadUnlisted):
 				t := st.waiting[ti]
 				tj.Class, tj.Priority, tj.Submit = t.job.Class, t.job.Priority, t.job.Submit
-				before = append(before, waitingJob{job: tj, limit: t.limit})
+				before = append(before, waitingJob{job: tj, limit: t.limit, shapeUnknown: shapeUnknown})
 				waiting++
 			default:
 				tj.Class, tj.Priority = behind.Name, platform.RequestPriorityMax
 				if behindPrio >= 0 {
 					tj.Priority = requestPriority(behind, behindPrio)
 				}
-				st.waiting = append(st.waiting, waitingJob{job: tj, limit: int64(behind.MaxRuntimeSeconds), unlisted: true, maxPrio: behindPrio})
+				st.waiting = append(st.waiting, waitingJob{job: tj, limit: int64(behind.MaxRuntimeSeconds), unlisted: true, maxPrio: behindPrio,
+					shapeUnknown: shapeUnknown})
 				waiting++
 			}
 		}

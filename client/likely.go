@@ -268,6 +268,12 @@ func (st *queueState) likely(p *platform.Platform, h *historyModel, opts Estimat
 				}
 			}
 			j.Duration = h.runtime(j.Class, j.Team, rng)
+			if w.shapeUnknown {
+				if g := h.groups[[2]string{j.Class, j.Team}]; g != nil && len(g.shapes) > 0 {
+					s := g.shapes[rng.IntN(len(g.shapes))]
+					j.InstanceType, j.Instances, j.Duration = s.InstanceType, s.Instances, s.Duration
+				}
+			}
 			from.Waiting[i] = j
 		}
 		w := newStartWatch()

@@ -59,7 +59,9 @@ type HistoryJob struct {
 }
 
 // QueueCount counts jobs of one status, team and instance type that a
-// queue answer did not list (QueueView.Unlisted).
+// queue answer did not list (QueueView.Unlisted). Batch gives a job's
+// instance type and count in its summary only once it is scheduled: for
+// waiting jobs InstanceType is "" and Instances 0.
 type QueueCount struct {
 	Status       string `json:"status"`
 	Team         string `json:"team"`

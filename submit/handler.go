@@ -93,6 +93,10 @@ type Config struct {
 	// runs in the last part of the margin (until DeadlineMargin/5 before the
 	// deadline). Default: DefaultDeadlineMargin.
 	DeadlineMargin time.Duration
+	// History is where the queue action reads the queue's recent past for
+	// the CLI's likely start (the job ledger). Default: none, and the
+	// answer says so (QueueView.NoHistory).
+	History HistorySource
 }
 
 // DefaultDeadlineMargin is the default Config.DeadlineMargin: 5 s, of which

@@ -216,7 +216,7 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 	}
 	var summaries []types.ServiceJobSummary
 	var notes []string
-	truncated := false
+	truncated, uncounted := false, false
 	seen := map[string]bool{}
 	for _, st := range statusOrder {
 		list, more, err := h.listStatus(ctx, st)
@@ -224,7 +224,7 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 			return nil, upstream(ctx, fmt.Sprintf("list %s jobs", st), err)
 		}
 		if more {
-			truncated = true
+			truncated, uncounted = true, true
 			notes = append(notes, fmt.Sprintf("more than %d %s jobs: the oldest were not listed", contract.MaxQueueListPages*100, st))
 		}
 		for _, s := range list {
@@ -241,9 +241,11 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 		pos[f.ARN] = i + 1
 	}
 	sort.SliceStable(summaries, func(a, b int) bool { return listOrder(summaries[a], summaries[b], pos) })
+	var unlisted []contract.QueueCount
 	if len(summaries) > contract.MaxQueueJobs {
 		truncated = true
-		notes = append(notes, fmt.Sprintf("%d jobs listed, the first %d shown (running first, then the front of the queue)", len(summaries), contract.MaxQueueJobs))
+		notes = append(notes, fmt.Sprintf("%d jobs listed, the first %d shown (running first, then the front of the queue), the others counted", len(summaries), contract.MaxQueueJobs))
+		unlisted = countUnlisted(summaries[contract.MaxQueueJobs:])
 		summaries = summaries[:contract.MaxQueueJobs]
 	}
 
@@ -283,10 +285,45 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 		notes = append(notes, "the queue snapshot carried no capacity usage")
 	}
 	view.Truncated = truncated
+	view.Unlisted, view.Uncounted = unlisted, uncounted
+	h.history(ctx, now, view)
 	if len(notes) > 0 {
 		view.Note = contract.Cut(strings.Join(notes, "; "), contract.MaxLoggedChars)
 	}
 	return &contract.Response{JobQueue: h.cfg.JobQueue, Queue: view}, nil
+}
+
+// countUnlisted counts the summaries past the answer's bound by status,
+// team and instance type (their capacity usage, which Batch gives once a
+// job is scheduled; "" and no instances before), at most MaxUsageRows rows
+// (past them, jobs count in the last row).
+func countUnlisted(summaries []types.ServiceJobSummary) []contract.QueueCount {
+	out := []contract.QueueCount{}
+	index := map[[3]string]int{}
+	for _, s := range summaries {
+		it, n := "", 0
+		for _, c := range s.CapacityUsage {
+			if batchrules.ValidCapacityUnit(aws.ToString(c.CapacityUnit)) && batchrules.CheckQuantity("quantity", aws.ToFloat64(c.Quantity)) == nil {
+				it, n = aws.ToString(c.CapacityUnit), int(math.Ceil(aws.ToFloat64(c.Quantity)))
+				break
+			}
+		}
+		k := [3]string{contract.Cut(string(s.Status), contract.MaxShownChars),
+			contract.Cut(batchrules.ShareOfJob(aws.ToString(s.QuotaShareName), aws.ToString(s.ShareIdentifier)), contract.MaxShownChars),
+			contract.Cut(it, contract.MaxShownChars)}
+		i, ok := index[k]
+		switch {
+		case !ok && len(out) == contract.MaxUsageRows:
+			i = len(out) - 1
+		case !ok:
+			i = len(out)
+			index[k] = i
+			out = append(out, contract.QueueCount{Status: k[0], Team: k[1], InstanceType: k[2]})
+		}
+		out[i].Jobs++
+		out[i].Instances += n
+	}
+	return out
 }
 
 // listOrder orders summaries as the answer lists them: by status (running

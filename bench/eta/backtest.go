@@ -261,15 +261,21 @@ func queueAt(p *platform.Platform, jobs []*job, target *job, at int64, windowDay
 			resp.Explanation = &contract.Explanation{InstanceType: target.InstanceType, Instances: target.Instances, QueuePosition: pos}
 		}
 		if len(q.Jobs) == contract.MaxQueueJobs {
-			k := [3]string{status, l.j.Team, l.j.InstanceType}
+			// As Batch's summaries: a waiting job's type and instances
+			// are unknown.
+			it, n := l.j.InstanceType, l.j.Instances
+			if !l.running {
+				it, n = "", 0
+			}
+			k := [3]string{status, l.j.Team, it}
 			u := unlisted[k]
 			if u == nil {
-				u = &contract.QueueCount{Status: status, Team: l.j.Team, InstanceType: l.j.InstanceType}
+				u = &contract.QueueCount{Status: status, Team: l.j.Team, InstanceType: it}
 				unlisted[k] = u
 				ukeys = append(ukeys, k)
 			}
 			u.Jobs++
-			u.Instances += l.j.Instances
+			u.Instances += n
 			q.Truncated = true
 			continue
 		}
