@@ -48,6 +48,9 @@ type MonitorProps struct {
 	// ObserverCode and PollerCode are prebuilt function code. Default: built
 	// during synthesis from trainq's own module.
 	ObserverCode, PollerCode awslambda.Code
+	// Ledger is the job ledger the pipeline's observer writes. Default:
+	// none.
+	Ledger Ledger
 }
 
 // MonitorPropsFromPlatform returns the props of p's monitor of queue, with
@@ -118,7 +121,7 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	m.pipeline = NewMonitoringPipeline(c, "Default", &MonitoringPipelineProps{
 		Queue: props.Queue, PlatformProps: pp,
 		ObserverFunctionName: props.ObserverFunctionName, PollerFunctionName: props.PollerFunctionName,
-		ObserverCode: props.ObserverCode, PollerCode: props.PollerCode,
+		ObserverCode: props.ObserverCode, PollerCode: props.PollerCode, Ledger: props.Ledger,
 	})
 	if props.Queue == nil {
 		return m

@@ -33,6 +33,10 @@ type MonitoringPipelineProps struct {
 	// bootstrap and platform.json). Default: built from ObserverPackage and
 	// PollerPackage during synthesis, from trainq's own module.
 	ObserverCode, PollerCode awslambda.Code
+	// Ledger is the job ledger the observer records every job's state
+	// changes in (GrantRecord only). Default: none, and the observer keeps
+	// no history.
+	Ledger Ledger
 }
 
 // MonitoringPipeline turns a queue's Batch job events (through the
@@ -120,6 +124,10 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 		retentionDays: props.LogRetentionDays,
 	})
 	m.observer = obs.fn
+	if props.Ledger != nil {
+		obs.fn.AddEnvironment(jsii.String(contract.EnvLedgerTable), props.Ledger.Table().TableName(), nil)
+		props.Ledger.GrantRecord(obs.fn)
+	}
 	m.events = awsevents.NewRule(c, jsii.String("JobEvents"), &awsevents.RuleProps{
 		Description: jsii.String("Batch service-job state changes of " + queueName),
 		EventPattern: &awsevents.EventPattern{

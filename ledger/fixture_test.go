@@ -6,7 +6,7 @@ package ledger
 // DescribeServiceJob would say at that moment (observe/testdata/events has
 // the same shapes as JSON).
 const (
-	t0            = int64(1796054400000) // 2026-12-01T00:00:00Z
+	t0            = int64(1796054400000) // 2026-11-30T16:00:00Z
 	sched1        = t0 + 300_000         // +5 min
 	start1        = t0 + 420_000         // +7 min
 	stop1         = t0 + 3_600_000       // +1 h: preempted

@@ -36,7 +36,7 @@ func run(m *testing.M) int {
 // A sweep of search-research on 8 ml.p5.48xlarge: preempted after an hour,
 // requeued, then succeeded (times in Unix ms).
 const (
-	t0     = int64(1796054400000) // 2026-12-01T00:00:00Z
+	t0     = int64(1796054400000) // 2026-11-30T16:00:00Z
 	sched1 = t0 + 300_000
 	start1 = t0 + 420_000
 	stop1  = t0 + 3_600_000

@@ -56,6 +56,9 @@ type PlatformStack interface {
 	Rerouter() tq.Rerouter
 	// Monitor is the monitoring, or nil when the platform turns it off.
 	Monitor() tq.Monitor
+	// Ledger is the job ledger the observer writes, or nil when the
+	// platform turns monitoring off.
+	Ledger() tq.Ledger
 }
 
 type platformStack struct {
@@ -68,6 +71,7 @@ type platformStack struct {
 	submitter tq.Submitter
 	rerouter  tq.Rerouter
 	monitor   tq.Monitor
+	ledger    tq.Ledger
 }
 
 // NewPlatformStack builds the stack of a platform. The platform must have
@@ -153,6 +157,10 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		mon := tq.MonitorPropsFromPlatform(p, s.queue, s.submitter)
 		mon.ObserverCode, mon.PollerCode = props.ObserverCode, props.PollerCode
 		mon.Rerouter = s.rerouter
+		// The job ledger, written by the observer from every job event.
+		s.ledger = tq.NewLedger(stack, "Ledger", nil)
+		mon.Ledger = s.ledger
+		output(stack, "LedgerTableName", s.ledger.Table().TableName(), "job ledger (DynamoDB; kept when the stack is deleted)")
 		s.monitor = tq.NewMonitor(stack, "Monitor", mon)
 		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's alarms")
 		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")
@@ -175,6 +183,7 @@ func (s *platformStack) ArtifactsBucket() awss3.Bucket { return s.artifacts }
 func (s *platformStack) Submitter() tq.Submitter       { return s.submitter }
 func (s *platformStack) Rerouter() tq.Rerouter         { return s.rerouter }
 func (s *platformStack) Monitor() tq.Monitor           { return s.monitor }
+func (s *platformStack) Ledger() tq.Ledger             { return s.ledger }
 
 func output(stack awscdk.Stack, id string, value *string, description string) {
 	awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})

@@ -94,6 +94,7 @@ var nameProps = map[string]string{
 	"AWS::Batch::SchedulingPolicy": "Name", "AWS::Events::Rule": "Name", "AWS::CloudWatch::Alarm": "AlarmName",
 	"AWS::Logs::LogGroup": "LogGroupName", "AWS::CloudWatch::Dashboard": "DashboardName",
 	"AWS::IAM::Policy": "PolicyName", "AWS::Batch::QuotaShare": "QuotaShareName",
+	"AWS::DynamoDB::Table": "TableName",
 }
 
 // name is the physical name of a resource: its name property, or one that
@@ -196,6 +197,8 @@ func (d *deployed) getAtt(id, attr string) any {
 		return d.keyID(id)
 	case "AWS::SQS::Queue.Arn":
 		return arn("sqs", n)
+	case "AWS::DynamoDB::Table.Arn":
+		return arn("dynamodb", "table/"+n)
 	case "AWS::SQS::Queue.QueueName":
 		return n
 	case "AWS::S3::Bucket.Arn":

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -425,7 +426,9 @@ func TestPermissionsAsIAMDecidesThem(t *testing.T) {
 			reqs = append(reqs, teamFlows(t, s, d)...)
 			reqs = append(reqs, trainingNetworkAndKeys(t, s, d)...)
 			reqs = append(reqs, rerouterFlows(t, s, d)...)
+			reqs = append(reqs, ledgerFlows(t, s, d)...)
 			d.decide(t, reqs)
+			ledgerIsKept(t, d)
 		})
 	}
 }
@@ -503,6 +506,79 @@ func TestTwoTeamsOfOneClassShareNoAlias(t *testing.T) {
 	for res := range may[alpha] {
 		if may[beta][res] {
 			t.Errorf("both pipelines may invoke %s", res)
+		}
+	}
+}
+
+// citeDynamoDBActions is where DynamoDB's actions and resource types are
+// listed: an index is its own resource, table/NAME/index/INDEX.
+const citeDynamoDBActions = "Service Authorization Reference, Actions, resources, and condition keys for Amazon DynamoDB; " +
+	"https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html"
+
+// ledgerFlows: the observer writes the ledger and nothing else of
+// DynamoDB; it reads only the item it merges into (GetItem), never scans
+// or queries; no other function of the pipeline, no execution role and no
+// declared submitter reads the table directly.
+func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
+	table := d.attr(t, "AWS::DynamoDB::Table", "Ledger", "Arn")
+	index := table + "/index/" + ledger.IndexByEnd
+	otherTable := arn("dynamodb", "table/some-other-table")
+	observer := d.roleARN(t, "MonitorObserverServiceRole")
+	poller := d.roleARN(t, "MonitorPollerServiceRole")
+	execRole := d.teamRoleARN(t, s.platform.Teams[0].Name)
+	out := []iamRequest{
+		{name: "the observer records a job in the ledger", principal: observer, action: "dynamodb:PutItem", resource: table, want: allowed, cite: citeDynamoDBActions},
+		{name: "the observer reads the item it merges into", principal: observer, action: "dynamodb:GetItem", resource: table, want: allowed, cite: citeDynamoDBActions},
+		{name: "the observer cannot write another table", principal: observer, action: "dynamodb:PutItem", resource: otherTable, want: denied, cite: citeEvaluation},
+		{name: "the observer cannot delete ledger items", principal: observer, action: "dynamodb:DeleteItem", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the observer cannot scan the ledger", principal: observer, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the observer cannot query the ledger's index", principal: observer, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
+		{name: "the observer cannot delete the ledger", principal: observer, action: "dynamodb:DeleteTable", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the poller cannot read the ledger", principal: poller, action: "dynamodb:GetItem", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the poller cannot query the ledger", principal: poller, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
+		{name: "a job's execution role cannot read the ledger", principal: execRole, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
+		{name: "a job's execution role cannot write the ledger", principal: execRole, action: "dynamodb:PutItem", resource: table, want: denied, cite: citeEvaluation},
+	}
+	for _, sub := range s.platform.Submission.Submitters {
+		out = append(out,
+			iamRequest{name: "the declared submitter " + sub.RoleARN + " cannot read the ledger directly", principal: sub.RoleARN, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
+			iamRequest{name: "the declared submitter " + sub.RoleARN + " cannot get a ledger item directly", principal: sub.RoleARN, action: "dynamodb:GetItem", resource: table, want: denied, cite: citeEvaluation})
+	}
+	return out
+}
+
+// ledgerIsKept: the ledger survives the stack (DeletionPolicy and
+// UpdateReplacePolicy Retain, deletion protection) and a bad write
+// (point-in-time recovery), is encrypted with KMS, and expires items by
+// their expiresAt (AWS::DynamoDB::Table in the CloudFormation reference).
+func ledgerIsKept(t *testing.T, d *deployed) {
+	t.Helper()
+	var ids []string
+	for id := range d.res {
+		if d.typeOf(id) == "AWS::DynamoDB::Table" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("want one DynamoDB table (the ledger), found %v", ids)
+	}
+	r, p := d.res[ids[0]], d.props(ids[0])
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"DeletionPolicy", r["DeletionPolicy"], "Retain"},
+		{"UpdateReplacePolicy", r["UpdateReplacePolicy"], "Retain"},
+		{"DeletionProtectionEnabled", p["DeletionProtectionEnabled"], true},
+		{"PointInTimeRecoveryEnabled", get(p["PointInTimeRecoverySpecification"], "PointInTimeRecoveryEnabled"), true},
+		{"SSEEnabled", get(p["SSESpecification"], "SSEEnabled"), true},
+		{"TimeToLive.AttributeName", get(p["TimeToLiveSpecification"], "AttributeName"), ledger.AttrExpiresAt},
+		{"TimeToLive.Enabled", get(p["TimeToLiveSpecification"], "Enabled"), true},
+		{"BillingMode", p["BillingMode"], "PAY_PER_REQUEST"},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("ledger table %s: %v, want %v", c.what, c.got, c.want)
 		}
 	}
 }
