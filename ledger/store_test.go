@@ -36,7 +36,7 @@ func newTable(t *testing.T, now time.Time) *Store {
 	t.Helper()
 	c := local.Client()
 	name := fmt.Sprintf("ledger-%d", rand.Int64())
-	if _, err := c.CreateTable(context.Background(), CreateTableInput(name)); err != nil {
+	if err := local.CreateTable(context.Background(), CreateTableInput(name)); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
 	s, err := NewStore(c, name, 0, func() time.Time { return now })

@@ -32,6 +32,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Version is the dynalite release the lock file pins.
@@ -212,4 +213,24 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CreateTable creates a table and waits until DynamoDB reports it ACTIVE
+// (dynalite, like DynamoDB, creates it in the background).
+func (s *Server) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput) error {
+	c := s.Client()
+	if _, err := c.CreateTable(ctx, in); err != nil {
+		return fmt.Errorf("create table %s: %w", aws.ToString(in.TableName), err)
+	}
+	for {
+		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName})
+		if err == nil && out.Table != nil && out.Table.TableStatus == types.TableStatusActive {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("table %s not active: %w", aws.ToString(in.TableName), ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
