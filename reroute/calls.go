@@ -51,3 +51,10 @@ func (x *run) terminate(id, reason string) error {
 	_, err := x.r.cfg.Batch.TerminateServiceJob(ctx, &batch.TerminateServiceJobInput{JobId: aws.String(id), Reason: aws.String(reason)})
 	return err
 }
+
+func (x *run) tag(arn string, tags map[string]string) error {
+	ctx, cancel := x.callContext()
+	defer cancel()
+	_, err := x.r.cfg.Batch.TagResource(ctx, &batch.TagResourceInput{ResourceArn: aws.String(arn), Tags: tags})
+	return err
+}

@@ -22,6 +22,7 @@ type BatchAPI interface {
 	GetJobQueueSnapshot(ctx context.Context, in *batch.GetJobQueueSnapshotInput, opts ...func(*batch.Options)) (*batch.GetJobQueueSnapshotOutput, error)
 	SubmitServiceJob(ctx context.Context, in *batch.SubmitServiceJobInput, opts ...func(*batch.Options)) (*batch.SubmitServiceJobOutput, error)
 	TerminateServiceJob(ctx context.Context, in *batch.TerminateServiceJobInput, opts ...func(*batch.Options)) (*batch.TerminateServiceJobOutput, error)
+	TagResource(ctx context.Context, in *batch.TagResourceInput, opts ...func(*batch.Options)) (*batch.TagResourceOutput, error)
 }
 
 // Defaults of Config.
@@ -49,6 +50,13 @@ const (
 	DefaultFailedLookback = time.Hour
 	// DefaultCallTimeout bounds one Batch call with its retries.
 	DefaultCallTimeout = 15 * time.Second
+	// DefaultDecisionTrust is how long after a move was decided its
+	// request may still be sent again. AWS Batch documents that an
+	// identical request with the same clientToken is not created twice,
+	// but not for how long it remembers a token: a decision not converged
+	// within an hour (some sixty runs) is not submitted again blindly; it
+	// pages.
+	DefaultDecisionTrust = time.Hour
 	// DefaultDeadlineMargin is kept free before the invocation's deadline:
 	// no move starts later, so that one in progress ends and the run's
 	// metric line is written. 10 s, or a fifth of the time left when the
@@ -87,6 +95,7 @@ type Config struct {
 	DescribeTTL         time.Duration
 	CallTimeout         time.Duration
 	DeadlineMargin      time.Duration
+	DecisionTrust       time.Duration
 	// RelookDelays replace DefaultRelookDelays (tests give zeros).
 	RelookDelays []time.Duration
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
-	"strconv"
 
 	"github.com/trainq/trainq/batchrules"
 )
@@ -50,10 +49,11 @@ func ReplacementName(oldName, oldID string) string {
 	return base + "-r" + hex.EncodeToString(sum[:])[:nameSuffixHex]
 }
 
-// MoveToken is the clientToken of move number move (1 for a lineage's first
-// move) of the job oldID: "trainq-reroute-" and 40 hex digits of
-// SHA-256(oldID "/" move), 55 characters (Batch allows 64).
-func MoveToken(oldID string, move int) string {
-	sum := sha256.Sum256([]byte(oldID + "/" + strconv.Itoa(move)))
+// MoveToken is the clientToken of the move of the job oldID that the
+// decision record (contract.TagMove's value) describes: "trainq-reroute-"
+// and 40 hex digits of SHA-256(oldID "/" record), 55 characters (Batch
+// allows 64). A decision is written once, so its token never changes.
+func MoveToken(oldID, record string) string {
+	sum := sha256.Sum256([]byte(oldID + "/" + record))
 	return tokenPrefix + hex.EncodeToString(sum[:])[:tokenHex]
 }

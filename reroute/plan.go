@@ -22,11 +22,11 @@ type job struct {
 	since            int64 // when it last became RUNNABLE (Unix ms); when it stopped, for a failed job
 	failed           bool  // FAILED for capacity: resubmitted, nothing to terminate
 	blocked          bool  // RUNNABLE, but Batch says SageMaker lacks capacity for its type
-	// replaced: a job of its replacement's name exists (live or ended), so
-	// it cannot move again: it only takes room on its own type.
-	replaced bool
-	payload  string
-	d        *batch.DescribeServiceJobOutput
+	// marked: a move of it is recorded (contract.TagMove): it is
+	// converged, never decided again; it only takes room on its own type.
+	marked  bool
+	payload string
+	d       *batch.DescribeServiceJobOutput
 }
 
 // decision is one planned move.
@@ -53,7 +53,7 @@ func plan(p *platform.Platform, jobs []*job, u *batchrules.Usage, now int64) pla
 	of := make(map[*moveplan.Job]*job, len(jobs))
 	for i, j := range jobs {
 		in[i] = &moveplan.Job{ID: j.id, Class: &j.class, Team: j.team, Priority: j.priority, InstanceType: j.instanceType,
-			Instances: j.instances, Moves: j.moves, Since: j.since, Failed: j.failed, Blocked: j.blocked, Marked: j.replaced}
+			Instances: j.instances, Moves: j.moves, Since: j.since, Failed: j.failed, Blocked: j.blocked, Marked: j.marked}
 		of[in[i]] = j
 	}
 	d := moveplan.Decided(p, in, u, now)

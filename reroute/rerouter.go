@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,10 +36,6 @@ type Rerouter struct {
 	// cache holds the runnable jobs' descriptions of the last run, for
 	// planning only: a move describes its job again first.
 	cache map[string]cached
-	// notReplacement remembers jobs read by the duplicate pass that are no
-	// replacement of this platform's (tags fixed at submission), so that
-	// each is read once (bounded by maxNotReplacement).
-	notReplacement map[string]bool
 }
 
 // New checks cfg and returns a Rerouter.
@@ -89,6 +84,9 @@ func New(cfg Config) (*Rerouter, error) {
 	if cfg.DeadlineMargin <= 0 {
 		cfg.DeadlineMargin = DefaultDeadlineMargin
 	}
+	if cfg.DecisionTrust <= 0 {
+		cfg.DecisionTrust = DefaultDecisionTrust
+	}
 	if cfg.RelookDelays == nil {
 		cfg.RelookDelays = DefaultRelookDelays
 	}
@@ -96,7 +94,7 @@ func New(cfg Config) (*Rerouter, error) {
 	if cfg.Logger != nil {
 		h = cfg.Logger.Handler()
 	}
-	r := &Rerouter{cfg: cfg, log: slog.New(contract.BoundedLog(h)), notReplacement: map[string]bool{}}
+	r := &Rerouter{cfg: cfg, log: slog.New(contract.BoundedLog(h))}
 	r.tokens, r.tokensAt = float64(cfg.Platform.Rerouting.MaxMovesPerMinute), cfg.Now()
 	return r, nil
 }
@@ -145,13 +143,9 @@ func isLive(s types.ServiceJobStatus) bool {
 
 // run is one invocation's state.
 type run struct {
-	// listGap is set when a listing of live jobs failed or hit its bound:
-	// the duplicate pass then ends nothing (a job it did not see may be
-	// one a duplicate moved to).
-	listGap bool
-	r       *Rerouter
-	ctx     context.Context
-	stopAt  time.Time // no move starts later; zero: no deadline
+	r      *Rerouter
+	ctx    context.Context
+	stopAt time.Time // no move starts later; zero: no deadline
 	// callsBy is when every Batch call must have ended, so that the run
 	// answers and writes its metric lines before the invocation's
 	// deadline; zero: no deadline.
@@ -215,6 +209,7 @@ func (x *run) do() error {
 		}
 		return fmt.Errorf("list runnable jobs of %s: %w", batchrules.JobQueueName(cfg.JobQueue), err)
 	}
+	runnable0 := runnable
 	live := append([]types.ServiceJobSummary(nil), runnable...)
 	for _, st := range liveStatuses[1:] {
 		jobs, err := x.list(st, cfg.MaxPages)
@@ -223,8 +218,7 @@ func (x *run) do() error {
 				x.halt(stopThrottled, err)
 				return nil
 			}
-			x.listGap = true
-			x.r.log.Warn("list jobs failed; replacements of jobs in that status are looked for next run", "status", string(st), "error", err)
+			x.r.log.Warn("list jobs failed; jobs in that status are looked at next run", "status", string(st), "error", err)
 		}
 		live = append(live, jobs...)
 	}
@@ -263,30 +257,45 @@ func (x *run) do() error {
 		x.r.log.Warn("more runnable jobs than one run reads; the youngest wait for a later run", "runnable", len(runnable), "read", cfg.MaxDescribes)
 		runnable = runnable[:cfg.MaxDescribes]
 	}
-	described := x.describeAll(runnable)
-	if x.stop != "" {
-		return nil
-	}
-
-	// A front job the listing missed is live too: with its name, read now,
-	// an earlier run's half-done move of it is finished like any other.
-	for _, s := range front {
-		if d := described[aws.ToString(s.JobId)]; d != nil && isLive(d.Status) {
-			live = append(live, types.ServiceJobSummary{JobId: s.JobId, JobName: d.JobName, Status: d.Status})
+	// Replacements in other live statuses are read too (each converges its
+	// old job's decision: an old job that started, say, is described by
+	// nobody else), as many as maxReplacementReads.
+	var others []types.ServiceJobSummary
+	for _, s := range live[len(runnable0):] {
+		if len(others) < maxReplacementReads && replacedSuffix.MatchString(aws.ToString(s.JobName)) {
+			others = append(others, s)
 		}
 	}
-
-	// Each job once: a listing whose pages shift may repeat one, and a
-	// front job may be listed under another status.
-	live = unique(live)
-
-	// Finish the moves an earlier run left half done.
-	busy := x.finishLeftovers(live)
+	described := x.describeAll(unique(append(others, runnable...)))
 	if x.stop != "" {
 		return nil
 	}
 
 	usage := batchsdk.QueueUtilization(snap).Usage()
+	now := cfg.Now().UnixMilli()
+	failed := x.failedForCapacity(now)
+	if x.stop != "" {
+		return nil
+	}
+
+	// Converge every recorded decision first: an old job carrying one (its
+	// move is finished or undone), and the old job of every replacement
+	// read (a decision this instance's cache may not show yet). None of the
+	// jobs involved is planned again this run.
+	busy := map[string]bool{}
+	var ds []*batch.DescribeServiceJobOutput
+	for _, s := range append(others, runnable...) {
+		if d := described[aws.ToString(s.JobId)]; d != nil {
+			ds = append(ds, d)
+		}
+	}
+	for _, j := range failed {
+		ds = append(ds, j.d)
+	}
+	x.convergeAll(ds, busy)
+	if x.stop != "" {
+		return nil
+	}
 	if usage == nil {
 		// No usage to judge room by: "nothing in use" would move jobs onto
 		// types whatever their load.
@@ -294,35 +303,19 @@ func (x *run) do() error {
 		return nil
 	}
 
-	now := cfg.Now().UnixMilli()
-	failed, failedNames := x.failedForCapacity(now)
-	if x.stop != "" {
-		return nil
-	}
-	// The names of the jobs listed, live or ended: a job whose replacement
-	// is among them has moved once already and cannot move again (its
-	// replacement's name is taken), so the plan gives it no room elsewhere.
-	listed := map[string]bool{}
-	for _, s := range live {
-		listed[strings.ToLower(aws.ToString(s.JobName))] = true
-	}
-	for n := range failedNames {
-		listed[n] = true
-	}
 	var jobs []*job
 	for _, s := range runnable {
 		id := aws.ToString(s.JobId)
 		d := described[id]
-		if d == nil || busy[id] {
+		if d == nil || busy[id] || !pendingStatuses[d.Status] {
 			continue
 		}
-		if j := x.read(d, now); j != nil && pendingStatuses[d.Status] {
-			j.replaced = listed[strings.ToLower(ReplacementName(j.name, j.id))]
+		if j := x.read(d, now); j != nil {
 			jobs = append(jobs, j)
 		}
 	}
 	for _, j := range failed {
-		if !listed[strings.ToLower(ReplacementName(j.name, j.id))] { // else resubmitted by an earlier run
+		if !busy[j.id] && !j.marked {
 			jobs = append(jobs, j)
 		}
 	}
@@ -340,6 +333,11 @@ func (x *run) do() error {
 	}
 	return nil
 }
+
+// maxReplacementReads bounds the live jobs in statuses other than
+// RUNNABLE that a run reads because their names are replacements' (others
+// may take such names).
+const maxReplacementReads = 500
 
 // maxFrontJobs bounds the front jobs a run adds to its listing: the
 // snapshot lists at most 100 for the queue and 100 for each share.
@@ -415,7 +413,6 @@ func (x *run) list(status types.ServiceJobStatus, maxPages int) ([]types.Service
 		}
 		in.NextToken = res.NextToken
 	}
-	x.listGap = true
 	x.r.log.Warn("more jobs than one run lists", "status", string(status), "listed", len(out))
 	return out, nil
 }
@@ -514,14 +511,8 @@ func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
 		return nil
 	}
 	j.instanceType, j.instances = rc.instanceType, rc.instances
-	j.moves = 0
-	if v, has := d.Tags[contract.TagMoves]; has {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			n = platform.MaxRerouteMoves // an unreadable count never moves again
-		}
-		j.moves = n
-	}
+	j.moves = movesOf(d)
+	j.marked = d.Tags[contract.TagMove] != ""
 	if since, found := batchsdk.RunnableSince(d, now); found {
 		j.since = since
 	} else {
@@ -530,257 +521,6 @@ func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
 	reason := aws.ToString(d.StatusReason)
 	j.blocked = batchrules.BlockedReason(reason) == batchrules.ReasonInsufficientCapacity
 	return j
-}
-
-// maxDuplicateDescribes bounds the descriptions the duplicate pass makes in
-// one run: jobs of other platforms or of no move may share a name that
-// looks like a replacement's, and the pass must leave the run its time.
-// Such jobs are remembered (Rerouter.notReplacement), so a later run
-// reads the others.
-const maxDuplicateDescribes = 100
-
-// maxNotReplacement bounds Rerouter.notReplacement; past it the memory
-// starts again.
-const maxNotReplacement = 50000
-
-// cutDuplicates ends all but one live replacement of each old job, with
-// what each ended one had moved to in turn (its live subtree), marking
-// every job it ends busy. The replacement kept is the one whose subtree
-// holds a started job, else the first listed. A subtree is read whole
-// before anything of it is ended, and ended deepest first, so that a run
-// that stops midway leaves every pair visible to the next.
-func (x *run) cutDuplicates(byName map[string][]types.ServiceJobSummary, busy map[string]bool) {
-	r := x.r
-	budget, warned := maxDuplicateDescribes, false
-	describe := func(id string) (*batch.DescribeServiceJobOutput, bool) {
-		if x.stop != "" || x.late() {
-			return nil, false
-		}
-		if budget == 0 {
-			if !warned {
-				warned = true
-				r.log.Warn("duplicate replacements not all checked; the rest next run", "describes", maxDuplicateDescribes)
-			}
-			return nil, false
-		}
-		budget--
-		d, err := x.describe(id)
-		if err != nil {
-			if isThrottle(err) {
-				x.halt(stopThrottled, err)
-			}
-			return nil, false
-		}
-		if d.Tags[contract.TagReroutedFrom] == "" || d.Tags[contract.TagPlatform] != r.cfg.Platform.Name {
-			r.mu.Lock()
-			if len(r.notReplacement) >= maxNotReplacement {
-				r.notReplacement = map[string]bool{}
-			}
-			r.notReplacement[id] = true // its tags never change
-			r.mu.Unlock()
-		}
-		return d, true
-	}
-	known := func(id string) bool {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.notReplacement[id]
-	}
-	// children are the live replacements of d that the listing holds.
-	children := func(d *batch.DescribeServiceJobOutput) (out []*batch.DescribeServiceJobOutput, ok bool) {
-		id := aws.ToString(d.JobId)
-		for _, c := range byName[strings.ToLower(ReplacementName(aws.ToString(d.JobName), id))] {
-			cid := aws.ToString(c.JobId)
-			if cid == id || busy[cid] || known(cid) {
-				continue
-			}
-			cd, read := describe(cid)
-			if !read {
-				return nil, false
-			}
-			if cd.Tags[contract.TagReroutedFrom] == id && cd.Tags[contract.TagPlatform] == r.cfg.Platform.Name && isLive(cd.Status) {
-				out = append(out, cd)
-			}
-		}
-		return out, true
-	}
-	// subtree is d and every live job moved from it, deepest last.
-	var subtree func(d *batch.DescribeServiceJobOutput, depth int) ([]*batch.DescribeServiceJobOutput, bool)
-	subtree = func(d *batch.DescribeServiceJobOutput, depth int) ([]*batch.DescribeServiceJobOutput, bool) {
-		out := []*batch.DescribeServiceJobOutput{d}
-		if depth >= platform.MaxRerouteMoves {
-			return out, true
-		}
-		kids, ok := children(d)
-		if !ok {
-			return nil, false
-		}
-		for _, k := range kids {
-			sub, ok := subtree(k, depth+1)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, sub...)
-		}
-		return out, true
-	}
-
-	names := make([]string, 0, len(byName))
-	for n, cands := range byName {
-		if len(cands) >= 2 && replacedSuffix.MatchString(n) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		seen := map[string]bool{}
-		byOld := map[string][]*batch.DescribeServiceJobOutput{}
-		var olds []string
-		for _, c := range byName[n] {
-			id := aws.ToString(c.JobId)
-			if seen[id] || busy[id] || known(id) {
-				continue // a listing may repeat a job; others are no replacements
-			}
-			seen[id] = true
-			d, ok := describe(id)
-			if x.stop != "" {
-				return
-			}
-			if !ok {
-				continue
-			}
-			from := d.Tags[contract.TagReroutedFrom]
-			if from == "" || d.Tags[contract.TagPlatform] != r.cfg.Platform.Name || !isLive(d.Status) {
-				continue
-			}
-			if byOld[from] == nil {
-				olds = append(olds, from)
-			}
-			byOld[from] = append(byOld[from], d)
-		}
-		for _, from := range olds {
-			ds := byOld[from]
-			if len(ds) < 2 {
-				continue
-			}
-			trees := make([][]*batch.DescribeServiceJobOutput, len(ds))
-			complete := true
-			for i, d := range ds {
-				if trees[i], complete = subtree(d, 1); !complete {
-					break
-				}
-			}
-			// None of them moves or finishes a move of its own this run,
-			// whatever comes of the cut: the next run sees what it left.
-			for _, t := range trees {
-				for _, d := range t {
-					busy[aws.ToString(d.JobId)] = true
-				}
-			}
-			for _, d := range ds {
-				busy[aws.ToString(d.JobId)] = true
-			}
-			busy[from] = true // the old job, if it lives, is not moved either
-			if !complete || x.listGap {
-				// A subtree not read whole, or a listing with a gap (a
-				// failed or capped listing may hide a job moved from one
-				// of them): read again next run; nothing ended.
-				continue
-			}
-			keep := 0
-		pick:
-			for i, t := range trees {
-				for _, d := range t {
-					if !pendingStatuses[d.Status] {
-						keep = i
-						break pick
-					}
-				}
-			}
-			keepID := aws.ToString(ds[keep].JobId)
-			for i, t := range trees {
-				if i == keep {
-					continue
-				}
-				for k := len(t) - 1; k >= 0 && x.stop == ""; k-- { // deepest first
-					busy[aws.ToString(t[k].JobId)] = true
-					x.dropDuplicate(from, keepID, t[k])
-				}
-			}
-			if x.stop != "" {
-				return
-			}
-		}
-	}
-}
-
-// finishLeftovers finds, among the live jobs, pairs an earlier run left:
-// an old job and its replacement both live (the run stopped between the
-// submission and the termination). It finishes each (finish) and returns
-// the ids of the jobs involved, which this run does not move again.
-// A replacement is recognised by its name (ReplacementName of the old
-// job's name and id) and confirmed by its TagReroutedFrom tag.
-func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
-	byName := map[string][]types.ServiceJobSummary{}
-	for _, s := range live {
-		n := strings.ToLower(aws.ToString(s.JobName))
-		byName[n] = append(byName[n], s)
-	}
-	busy := map[string]bool{}
-	// Replacements of one old job share its replacement's name: two live
-	// jobs of that name with the same TagReroutedFrom are duplicates,
-	// whether or not the old job is still live. One is kept (a started one
-	// first) and the others are ended before any old job is finished, so
-	// that a failure or a crash leaves a state the next run sees again.
-	x.cutDuplicates(byName, busy)
-	if x.stop != "" {
-		return busy
-	}
-	for _, old := range live {
-		oldID := aws.ToString(old.JobId)
-		if busy[oldID] {
-			continue
-		}
-		if x.late() {
-			return busy
-		}
-		var confirmed []*batch.DescribeServiceJobOutput
-		for _, cand := range byName[strings.ToLower(ReplacementName(aws.ToString(old.JobName), oldID))] {
-			newID := aws.ToString(cand.JobId)
-			if newID == oldID || busy[newID] {
-				continue
-			}
-			nd, err := x.describe(newID)
-			if err != nil {
-				if isThrottle(err) {
-					x.halt(stopThrottled, err)
-					return busy
-				}
-				// Perhaps old's replacement: neither moves this run.
-				busy[oldID], busy[newID] = true, true
-				x.r.log.Warn("describe job failed; it is read again next run", "jobId", newID, "error", err)
-				continue
-			}
-			if nd.Tags[contract.TagReroutedFrom] != oldID || nd.Tags[contract.TagPlatform] != x.r.cfg.Platform.Name {
-				continue
-			}
-			busy[oldID], busy[newID] = true, true
-			confirmed = append(confirmed, nd)
-		}
-		switch len(confirmed) {
-		case 0:
-		case 1:
-			nd := confirmed[0]
-			x.finish(pair{oldID: oldID, newID: aws.ToString(nd.JobId), newStatus: nd.Status, to: payloadType(nd), resumed: true})
-			if x.stop != "" {
-				return busy
-			}
-		default:
-			// Duplicates the pass did not get to this run: it cuts them
-			// in a later one; until then nothing of them moves.
-		}
-	}
-	return busy
 }
 
 // failedForCapacity reads the platform's jobs that AWS Batch ended for
@@ -800,16 +540,12 @@ func (x *run) finishLeftovers(live []types.ServiceJobSummary) map[string]bool {
 // (https://docs.aws.amazon.com/batch/latest/userguide/sm_job_stuck_in_runnable_capacity.html).
 // Such a job, and a FAILED job whose statusReason still carries the capacity
 // reason or SageMaker's CapacityError, is resubmitted on another type.
-func (x *run) failedForCapacity(now int64) (out []*job, names map[string]bool) {
+func (x *run) failedForCapacity(now int64) (out []*job) {
 	failed, err := x.list(types.ServiceJobStatusFailed, x.r.cfg.MaxFailedPages)
-	names = map[string]bool{}
-	for _, s := range failed {
-		names[strings.ToLower(aws.ToString(s.JobName))] = true
-	}
 	if err != nil {
 		if isThrottle(err) {
 			x.halt(stopThrottled, err)
-			return nil, names
+			return nil
 		}
 		x.r.log.Warn("list failed jobs failed; they are looked at next run", "error", err)
 	}
@@ -822,13 +558,13 @@ func (x *run) failedForCapacity(now int64) (out []*job, names map[string]bool) {
 			continue
 		}
 		if x.late() {
-			return out, names
+			return out
 		}
 		d, err := x.describe(aws.ToString(s.JobId))
 		if err != nil {
 			if isThrottle(err) {
 				x.halt(stopThrottled, err)
-				return out, names
+				return out
 			}
 			x.r.log.Warn("describe job failed; it is read again next run", "jobId", aws.ToString(s.JobId), "error", err)
 			continue
@@ -842,7 +578,7 @@ func (x *run) failedForCapacity(now int64) (out []*job, names map[string]bool) {
 			out = append(out, j)
 		}
 	}
-	return out, names
+	return out
 }
 
 // CapacityFailure reports whether a FAILED job's statusReason says AWS

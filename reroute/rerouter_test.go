@@ -2,6 +2,7 @@ package reroute_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -102,11 +103,19 @@ func TestAMoveKeepsTheJob(t *testing.T) {
 	got := subs[0]
 	want := oldJob.Request
 	want.JobName = reroute.ReplacementName("train-resnet-1a2b3c4d", old)
-	want.ClientToken = reroute.MoveToken(old, 2)
+	// The decision, on the old job: move 2 (it had moved once), to p4d, at
+	// its priority 573, decided at t0.
+	rec := oldJob.Request.Tags[contract.TagMove]
+	if wantRec := fmt.Sprintf("2/%s/573/%d/", p4d, t0.Unix()); !strings.HasPrefix(rec, wantRec) {
+		t.Errorf("decision %q, want it to start %q", rec, wantRec)
+	}
+	want.ClientToken = reroute.MoveToken(old, rec)
 	want.ServiceRequestPayload = payload(p4d, 2) // only the instance type differs, byte for byte
 	want.Tags = map[string]string{}
 	for k, v := range oldJob.Request.Tags {
-		want.Tags[k] = v
+		if k != contract.TagMove { // the decision stays on the old job
+			want.Tags[k] = v
+		}
 	}
 	want.Tags[contract.TagReroutedFrom] = old
 	want.Tags[contract.TagMoves] = "2" // the old job had moved once
@@ -143,9 +152,9 @@ func TestNames(t *testing.T) {
 			}
 		})
 	}
-	tok := reroute.MoveToken("00000001-0000-4000-8000-000000000001", 1)
-	if len(tok) > batchrules.MaxClientTokenLength || tok == reroute.MoveToken("00000001-0000-4000-8000-000000000001", 2) {
-		t.Errorf("token %q: want at most 64 characters, distinct per move", tok)
+	tok := reroute.MoveToken("00000001-0000-4000-8000-000000000001", "1/ml.p4d.24xlarge/550/1796126400/0123456789abcdef")
+	if len(tok) > batchrules.MaxClientTokenLength || tok == reroute.MoveToken("00000001-0000-4000-8000-000000000001", "2/ml.p4d.24xlarge/550/1796126400/0123456789abcdef") {
+		t.Errorf("token %q: want at most 64 characters, distinct per decision", tok)
 	}
 }
 

@@ -126,3 +126,17 @@ func (s *Server) TagJob(id string, tags map[string]string) bool {
 	j.Request.Tags = merged
 	return true
 }
+
+// SetPayload replaces job id's serviceRequestPayload (a job another
+// principal submitted with a payload of its own); it reports whether the
+// job exists.
+func (s *Server) SetPayload(id, payload string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.find(id)
+	if j == nil {
+		return false
+	}
+	j.Request.ServiceRequestPayload = payload
+	return true
+}
