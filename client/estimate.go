@@ -155,6 +155,10 @@ func EstimateStart(p *platform.Platform, q *contract.QueueView, target *contract
 		return nil, err
 	}
 	e.Likely = l
+	if l.StartsInSeconds > latest {
+		e.Note = strings.TrimPrefix(e.Note+"; the likely start is after the latest: in most runs jobs submitted meanwhile "+
+			"go first, which the latest start assumes none do", "; ")
+	}
 	return e, nil
 }
 

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -210,6 +211,58 @@ func TestLikelyStartWithoutHistory(t *testing.T) {
 			if e.Likely != nil || !strings.HasPrefix(e.LikelyUnavailable, tt.want) || e.Latest.StartsInSeconds != 0 {
 				t.Errorf("likely %+v, unavailable %q, latest %d: want none because %q, and the latest start now", e.Likely, e.LikelyUnavailable,
 					e.Latest.StartsInSeconds, tt.want)
+			}
+		})
+	}
+}
+
+// TestEstimateCountsUnlistedJobs: jobs the queue answer counted but did
+// not list still hold instances or go first (default platform, 40
+// ml.p5.48xlarge; search-ranking may hold all 40).
+func TestEstimateCountsUnlistedJobs(t *testing.T) {
+	p := platform.Default()
+	t.Run("an unlisted running job runs the longest limit from now", func(t *testing.T) {
+		// r1 ends in 259200 − 252000 = 7200 s; the unlisted running job of
+		// unknown class runs production's 432000 s, the longest limit. The
+		// target needs all 40: 432000 s, not 7200 s.
+		q := &contract.QueueView{At: "2026-12-01T16:00:00Z", Truncated: true, Jobs: []contract.QueueJob{
+			{JobID: "r1", Team: "search-ranking", Class: "research", Status: "RUNNING", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+				Instances: 24, MaxRuntimeSeconds: 259200, RunningSeconds: 252000},
+			{JobID: "target", Team: "search-ranking", Class: "research", Status: "RUNNABLE", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+				Instances: 40, QueuePosition: 1}},
+			Unlisted: []contract.QueueCount{{Status: "RUNNING", Team: "search-research", InstanceType: "ml.p5.48xlarge", Jobs: 1, Instances: 16}}}
+		e, err := EstimateStart(p, q, &contract.Response{JobID: "target"}, EstimateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Latest.StartsInSeconds != 432000 || !strings.Contains(e.Note, "1 running and 0 waiting jobs") {
+			t.Errorf("latest %d s, note %q: want 432000 s and the count", e.Latest.StartsInSeconds, e.Note)
+		}
+	})
+	// The production job ends in 3600 s; w1 (39) then starts, leaving 1
+	// instance. The target (1 instance, past the 100 listed) is 2nd or 3rd
+	// in the queue: 3rd means one unlisted job is ahead of it and takes
+	// that instance for research's 259200 s: 3600 + 259200 = 262800 s.
+	// Not among the first 100 (0), all 3 unlisted are ahead of it.
+	for _, tt := range []struct {
+		pos  int
+		want int64
+	}{{2, 3600}, {3, 262800}, {0, 262800}} {
+		t.Run(fmt.Sprintf("an unlisted target at queue position %d", tt.pos), func(t *testing.T) {
+			q := &contract.QueueView{At: "2026-12-01T16:00:00Z", Truncated: true, Jobs: []contract.QueueJob{
+				{JobID: "p1", Team: "search-ranking", Class: "production", Status: "RUNNING", SchedulingPriority: 950, InstanceType: "ml.p5.48xlarge",
+					Instances: 40, MaxRuntimeSeconds: 432000, RunningSeconds: 432000 - 3600},
+				{JobID: "w1", Team: "search-ranking", Class: "research", Status: "RUNNABLE", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+					Instances: 39, QueuePosition: 1, AgeSeconds: 1000}},
+				Unlisted: []contract.QueueCount{{Status: "RUNNABLE", Team: "search-ranking", Jobs: 3}}}
+			target := &contract.Response{JobID: "target", Team: "search-ranking", Class: "research", SchedulingPriority: 550,
+				Explanation: &contract.Explanation{InstanceType: "ml.p5.48xlarge", Instances: 1, QueuePosition: tt.pos}}
+			e, err := EstimateStart(p, q, target, EstimateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Latest.StartsInSeconds != tt.want {
+				t.Errorf("latest %d s, want %d (note %q)", e.Latest.StartsInSeconds, tt.want, e.Note)
 			}
 		})
 	}

@@ -25,8 +25,9 @@ import (
 //     it has already run (drawn among those that ran longer), at most to
 //     its limit; when none ran longer, as long again as it has run;
 //   - jobs of each class and team arrive as a Poisson process at the rate
-//     they were submitted in the window, each shaped like one of the
-//     group's recent jobs (instance type, instances, priority, runtime).
+//     they were submitted in the window, following the queue's daily cycle
+//     (dailyCycle), each shaped like one of the group's recent jobs
+//     (instance type, instances, priority, runtime).
 // The figure is the median of the runs' starts, the range their 10th and
 // 90th percentiles.
 
@@ -142,17 +143,9 @@ func newHistoryModel(p *platform.Platform, q *contract.QueueView) (*historyModel
 		if len(hg.shapes) == 0 {
 			continue
 		}
-		byHour, total := g.SubmittedByHour, 0
-		for _, n := range byHour {
-			total += max(0, n)
-		}
+		cycle := dailyCycle(hs.Groups)
 		for hr := range 24 {
-			// Each hour of the day takes 1/24 of the window.
-			if len(byHour) == 24 && total > 0 {
-				hg.rate[hr] = float64(max(0, byHour[hr])) / (window / 24)
-			} else {
-				hg.rate[hr] = float64(hg.submitted) / window
-			}
+			hg.rate[hr] = float64(hg.submitted) / window * cycle[hr]
 			hg.peak = max(hg.peak, hg.rate[hr])
 		}
 		if hg.peak > 0 {
@@ -162,6 +155,40 @@ func newHistoryModel(p *platform.Platform, q *contract.QueueView) (*historyModel
 	h.desc = fmt.Sprintf("%s, %s to %s (%.1f days): runtimes of %d of the %d jobs completed, arrivals at the rate of the %d submitted",
 		hs.Source, hs.From, hs.To, window/86400, samples, completed, submitted)
 	return h, ""
+}
+
+// cycleSmoothing is the pseudo-count that pulls a thinly observed hour of
+// the daily cycle toward the day's mean.
+const cycleSmoothing = 2
+
+// dailyCycle is the queue's daily cycle: for each hour of the day (UTC),
+// its submissions (all classes and teams, each hour averaged with its
+// neighbours, a thin hour pulled toward the mean) over the mean hour's;
+// all 1 without submissionsByHour. One cycle for the whole queue: a class
+// and team's own hours are too few to tell its cycle from noise.
+func dailyCycle(groups []contract.HistoryGroup) [24]float64 {
+	var c [24]float64
+	total := 0.0
+	for i, g := range groups {
+		if i == contract.MaxHistoryGroups || len(g.SubmittedByHour) != 24 {
+			continue
+		}
+		for hr, n := range g.SubmittedByHour {
+			c[hr] += float64(max(0, n))
+			total += float64(max(0, n))
+		}
+	}
+	var out [24]float64
+	mean := total / 24
+	for hr := range 24 {
+		if total == 0 {
+			out[hr] = 1
+			continue
+		}
+		smoothed := (c[(hr+23)%24] + 2*c[hr] + c[(hr+1)%24]) / 4
+		out[hr] = (smoothed + cycleSmoothing) / (mean + cycleSmoothing)
+	}
+	return out
 }
 
 // pools are the runtimes a job of class and team draws from, nearest first.
@@ -295,7 +322,7 @@ func (st *queueState) likely(p *platform.Platform, h *historyModel, opts Estimat
 	})
 	at := func(q float64) int64 { return starts[min(len(starts)-1, int(math.Floor(q*float64(len(starts)))))] }
 	l := &LikelyStart{Start: st.start(at(0.5), "if jobs run as long as recent jobs of their class and team ran "+
-		"(running ones: as those that had run as long), and jobs arrive as often and as large as they did "+
+		"(running ones: as those that had run as long), and jobs arrive as often, as large and at the hours they did "+
 		"(the median of the simulated runs; the range holds 80% of them)"),
 		LowSeconds: at(0.1), HighSeconds: at(0.9), Runs: runs, History: h.desc}
 	return l, nil

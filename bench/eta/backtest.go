@@ -41,6 +41,9 @@ type Options struct {
 	// Runs and Seed are the estimator's (client.EstimateOptions).
 	Runs int
 	Seed uint64
+	// ListAll lists every job in the queue answer, as if the queue
+	// action had no bound: what the bound costs the estimate.
+	ListAll bool
 }
 
 // Sample is one question and its answer.
@@ -140,7 +143,7 @@ func Run(p *platform.Platform, src simulate.Source, opts Options, progress io.Wr
 	out := make([]Sample, 0, len(cands))
 	for i, target := range cands {
 		at := target.Submit + int64(opts.At*float64(target.first-target.Submit))
-		q, resp := queueAt(p, jobs, target, at, opts.WindowDays)
+		q, resp := queueAt(p, jobs, target, at, opts.WindowDays, opts.ListAll)
 		e, err := client.EstimateStart(p, q, resp, client.EstimateOptions{Runs: opts.Runs, Seed: opts.Seed})
 		if err != nil {
 			return nil, fmt.Errorf("estimate job %s at %d s: %w", target.ID, at, err)
@@ -164,7 +167,7 @@ func Run(p *platform.Platform, src simulate.Source, opts Options, progress io.Wr
 // queueAt is the queue action's answer at time at, as the function would
 // give it, with the history of the windowDays before, and describe's
 // answer for target.
-func queueAt(p *platform.Platform, jobs []*job, target *job, at int64, windowDays int) (*contract.QueueView, *contract.Response) {
+func queueAt(p *platform.Platform, jobs []*job, target *job, at int64, windowDays int, listAll bool) (*contract.QueueView, *contract.Response) {
 	type listed struct {
 		j       *job
 		running bool
@@ -260,7 +263,7 @@ func queueAt(p *platform.Platform, jobs []*job, target *job, at int64, windowDay
 		if l.j == target {
 			resp.Explanation = &contract.Explanation{InstanceType: target.InstanceType, Instances: target.Instances, QueuePosition: pos}
 		}
-		if len(q.Jobs) == contract.MaxQueueJobs {
+		if len(q.Jobs) == contract.MaxQueueJobs && !listAll {
 			// As Batch's summaries: a waiting job's type and instances
 			// are unknown.
 			it, n := l.j.InstanceType, l.j.Instances

@@ -1,0 +1,74 @@
+package etabench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/trainq/trainq/client"
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/platform"
+)
+
+// busyQueue is a queue of 300 jobs on the default platform, as the queue
+// action answers it: 40 running and 60 waiting jobs listed, 200 more
+// waiting counted; with a week's history (6 class and team groups of 48
+// jobs) when withHistory.
+func busyQueue(withHistory bool) (*contract.QueueView, *contract.Response) {
+	p := platform.Default()
+	q := &contract.QueueView{At: "2026-12-01T16:00:00Z", Truncated: true}
+	classes := []string{"production", "research", "sweep"}
+	teams := p.TeamNames()
+	types := p.InstanceTypes()
+	for i := range 100 {
+		class, _ := p.Class(classes[i%3])
+		j := contract.QueueJob{JobID: fmt.Sprintf("j%d", i), Team: teams[i%2], Class: class.Name, SchedulingPriority: class.SchedulingPriority(50),
+			InstanceType: types[i%2], Instances: 1 + i%3, MaxRuntimeSeconds: class.MaxRuntimeSeconds, AgeSeconds: int64(7200 - 60*i)}
+		if i < 40 {
+			j.Status, j.RunningSeconds = "RUNNING", int64(600+97*i)
+		} else {
+			j.Status, j.QueuePosition = "RUNNABLE", i-39
+		}
+		q.Jobs = append(q.Jobs, j)
+	}
+	for _, team := range teams {
+		q.Unlisted = append(q.Unlisted, contract.QueueCount{Status: "RUNNABLE", Team: team, Jobs: 100})
+	}
+	if withHistory {
+		q.History = &contract.History{Source: "bench", From: "2026-11-24T16:00:00Z", To: "2026-12-01T16:00:00Z"}
+		for ci, c := range classes {
+			class, _ := p.Class(c)
+			for ti, team := range teams {
+				g := contract.HistoryGroup{Class: c, Team: team, Submitted: 300 * (ci + 1), Completed: 290 * (ci + 1)}
+				for k := range contract.MaxHistorySamples {
+					g.Jobs = append(g.Jobs, contract.HistoryJob{InstanceType: types[(k+ti)%2], Instances: 1 + k%3,
+						SchedulingPriority: class.SchedulingPriority(50), RunSeconds: int64(1800 + 300*k)})
+				}
+				q.History.Groups = append(q.History.Groups, g)
+			}
+		}
+	}
+	return q, &contract.Response{JobID: "j99"}
+}
+
+// BenchmarkEstimate measures one estimate on busyQueue: the latest start
+// alone (no history: one run), and with the likely start (100 runs, the
+// default; 1000, the most).
+func BenchmarkEstimate(b *testing.B) {
+	p := platform.Default()
+	for _, bc := range []struct {
+		name    string
+		history bool
+		runs    int
+	}{{"latest-only", false, 0}, {"likely-100-runs", true, 100}, {"likely-1000-runs", true, 1000}} {
+		b.Run(bc.name, func(b *testing.B) {
+			q, target := busyQueue(bc.history)
+			b.ReportAllocs()
+			for b.Loop() {
+				e, err := client.EstimateStart(p, q, target, client.EstimateOptions{Runs: bc.runs})
+				if err != nil || bc.history && e.Likely == nil {
+					b.Fatalf("%+v, %v", e, err)
+				}
+			}
+		})
+	}
+}
