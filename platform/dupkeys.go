@@ -11,24 +11,40 @@ import (
 // of them, so a second "teams:" would silently replace the first list; a
 // file that says a thing twice is refused instead. The path is written as
 // checkShape writes it (teams[0].capacity). A document that does not parse
-// is left to the decoder, which reports it.
-func checkDuplicateKeys(ps *Problems, data []byte) {
+// is left to the decoder, which reports it. It returns the line of every
+// key by that path, for the problems found later.
+func checkDuplicateKeys(ps *Problems, data []byte) map[string]int {
 	var doc yaml3.Node
 	if yaml3.Unmarshal(data, &doc) != nil {
-		return
+		return nil
 	}
-	walkDuplicateKeys(ps, "", &doc)
+	lines := map[string]int{}
+	walkDuplicateKeys(ps, lines, "", &doc)
+	return lines
 }
 
-func walkDuplicateKeys(ps *Problems, path string, n *yaml3.Node) {
+// withLines is ps with its line added to each unknown key's value, as
+// ValidationError prints them.
+func withLines(ps Problems, lines map[string]int) Problems {
+	out := make(Problems, len(ps))
+	copy(out, ps)
+	for i, p := range out {
+		if line, ok := lines[p.Field]; ok && p.Value == unknownKey {
+			out[i].Value = fmt.Sprintf("%s at line %d", unknownKey, line)
+		}
+	}
+	return out
+}
+
+func walkDuplicateKeys(ps *Problems, lines map[string]int, path string, n *yaml3.Node) {
 	switch n.Kind {
 	case yaml3.DocumentNode:
 		for _, c := range n.Content {
-			walkDuplicateKeys(ps, path, c)
+			walkDuplicateKeys(ps, lines, path, c)
 		}
 	case yaml3.SequenceNode:
 		for i, c := range n.Content {
-			walkDuplicateKeys(ps, fmt.Sprintf("%s[%d]", path, i), c)
+			walkDuplicateKeys(ps, lines, fmt.Sprintf("%s[%d]", path, i), c)
 		}
 	case yaml3.MappingNode:
 		first := map[string]int{}
@@ -44,7 +60,8 @@ func walkDuplicateKeys(ps *Problems, path string, n *yaml3.Node) {
 				continue
 			}
 			first[k.Value] = k.Line
-			walkDuplicateKeys(ps, field, v)
+			lines[field] = k.Line
+			walkDuplicateKeys(ps, lines, field, v)
 		}
 	}
 }

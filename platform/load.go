@@ -69,10 +69,10 @@ func Parse(data []byte) (*Platform, error) {
 		raw = map[string]any{}
 	}
 	var problems Problems
-	checkDuplicateKeys(&problems, data)
+	lines := checkDuplicateKeys(&problems, data)
 	checkShape(&problems, "", raw, reflect.TypeOf(Platform{}))
 	if _, ok := raw.(map[string]any); !ok {
-		return nil, &ValidationError{Problems: problems}
+		return nil, &ValidationError{Problems: problems, keyLines: lines}
 	}
 	var p Platform
 	if err := json.Unmarshal(js, &p); err != nil {
@@ -98,7 +98,7 @@ func Parse(data []byte) (*Platform, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &ValidationError{Problems: problems}
+		return nil, &ValidationError{Problems: problems, keyLines: lines}
 	}
 	return &p, nil
 }

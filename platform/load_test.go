@@ -134,6 +134,11 @@ func TestManyMistakesAreListedAtOnce(t *testing.T) {
 		t.Errorf("error text has heading %q and %d lines, want \"invalid platform (16 problems):\" and 17:\n%v", lines[0], len(lines), err)
 	}
 	for i, p := range ps {
+		// An unknown key is shown with its line: scheduling.preemption is
+		// on line 13 of the file, trainig on line 40.
+		if p.Field == "scheduling.preemption" || p.Field == "trainig" {
+			p.Value += map[string]string{"scheduling.preemption": " at line 13", "trainig": " at line 40"}[p.Field]
+		}
 		if i+1 < len(lines) && lines[i+1] != "  - "+p.Field+": got "+p.Value+", want "+p.Allowed {
 			t.Errorf("line %d = %q, want the field, value and allowed range of problem %d", i+1, lines[i+1], i)
 		}

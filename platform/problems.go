@@ -59,9 +59,14 @@ func Show(v any) string {
 // ValidationError lists every problem found in a platform.
 type ValidationError struct {
 	Problems Problems
+	// keyLines are the lines of the file's keys, by field: the message
+	// gives an unknown key's line.
+	keyLines map[string]int
 }
 
-func (e *ValidationError) Error() string { return e.Problems.Report("invalid platform") }
+func (e *ValidationError) Error() string {
+	return withLines(e.Problems, e.keyLines).Report("invalid platform")
+}
 
 // Report lists the problems under heading, one a line:
 //

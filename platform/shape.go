@@ -10,6 +10,10 @@ import (
 // checkShape walks the decoded document against the Go type and reports
 // unknown keys and values of the wrong JSON type, so that a file with several
 // mistakes gets all of them listed.
+// unknownKey is the value shown for a key the platform does not have (with
+// its line, when the file's YAML gives one).
+const unknownKey = "(unknown key)"
+
 func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -42,7 +46,7 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 					known = append(known, name)
 				}
 				sort.Strings(known)
-				ps.Addf(join(path, quoteEmpty(k)), Shown("(unknown key)"), "one of: %s", strings.Join(known, ", "))
+				ps.Addf(join(path, quoteEmpty(k)), Shown(unknownKey), "one of: %s", strings.Join(known, ", "))
 				continue
 			}
 			checkShape(ps, join(path, k), m[k], f.Type)

@@ -245,7 +245,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 		}
 		if !quota {
 			if !batchrules.ValidShareIdentifier(t.Name) {
-				ps.Add(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier)")
+				ps.Addf(f+".name", t.Name, "1-255 letters, digits or '_' (a fair-share identifier: AWS Batch allows no '-' there, API_ShareAttributes)%s", shareNameHint(t.Name))
 			}
 			if t.Weight < MinWeight || t.Weight > MaxWeight {
 				ps.Addf(f+".weight", t.Weight, "%g to %g", MinWeight, MaxWeight)
@@ -471,4 +471,14 @@ func checkIDs(ps *Problems, field string, ids []string, limit int, re *regexp.Re
 		}
 		seen[id] = true
 	}
+}
+
+// shareNameHint suggests a fair-share identifier for a team name that is
+// one but for its '-' or '.' (the default platform's search-ranking).
+func shareNameHint(name string) string {
+	s := strings.NewReplacer("-", "_", ".", "_").Replace(name)
+	if s == name || !batchrules.ValidShareIdentifier(s) {
+		return ""
+	}
+	return fmt.Sprintf(", such as %q", s)
 }

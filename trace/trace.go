@@ -13,13 +13,18 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	stdhash "hash"
+	"hash/fnv"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Column names of a trace file.
@@ -71,6 +76,21 @@ type Job struct {
 	Line int
 }
 
+// Bounds of a trace's input, so that a hostile or broken file is refused
+// with its line in bounded memory rather than read whole.
+const (
+	// MaxLineBytes bounds one line of a trace; a row is a few dozen bytes.
+	MaxLineBytes = 64 << 10
+	// MaxFieldBytes bounds one field (a job id, a team, a class, an
+	// instance type), well above AWS Batch's 128-character names.
+	MaxFieldBytes = 256
+	// MaxSeconds bounds submit_s and duration_s (about 31.7 million years),
+	// so that sums of them stay exact in an int64.
+	MaxSeconds = 1e15
+	// maxShownBytes bounds a value quoted in an error message.
+	maxShownBytes = 64
+)
+
 // LineError is a bad row: its line, the column, the value and what is allowed.
 type LineError struct {
 	Line    int
@@ -83,26 +103,51 @@ func (e *LineError) Error() string {
 	if e.Column == "" {
 		return fmt.Sprintf("line %d: %s", e.Line, e.Allowed)
 	}
-	return fmt.Sprintf("line %d: column %s: got %q, want %s", e.Line, e.Column, e.Value, e.Allowed)
+	return fmt.Sprintf("line %d: column %s: got %s, want %s", e.Line, e.Column, Shorten(e.Value), e.Allowed)
 }
 
-// Reader streams jobs from a trace CSV. Rows must be sorted by submit_s.
+// Shorten quotes a value for a message, cut to its first 64 bytes (with its
+// length) when it is longer, so that no message grows with its input.
+func Shorten(v string) string {
+	if len(v) <= maxShownBytes {
+		return fmt.Sprintf("%q", v)
+	}
+	cut := maxShownBytes
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", v[:cut], len(v))
+}
+
+// Reader streams jobs from a trace CSV. Rows must be sorted by submit_s,
+// and job ids, when given, must differ.
 type Reader struct {
 	r       *csv.Reader
+	in      *boundedReader
 	col     map[string]int
 	line    int
 	last    int64
 	started bool
+	// ids are the job ids read so far (a 128-bit FNV-1a hash of each,
+	// with its line): 24 bytes a job rather than the id itself.
+	ids map[[16]byte]int
+	h   stdhash.Hash
 }
 
 // NewReader reads the header of a trace and returns a Reader positioned at
-// the first row.
+// the first row. A line longer than MaxLineBytes, a field longer than
+// MaxFieldBytes, a NUL or bytes that are not UTF-8 are refused with their
+// line, having read at most MaxLineBytes of the line.
 func NewReader(r io.Reader) (*Reader, error) {
-	cr := csv.NewReader(r)
+	in := &boundedReader{r: r, line: 1}
+	cr := csv.NewReader(in)
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	cr.Comment = '#'
 	header, err := cr.Read()
+	if errors.Is(err, errLineTooLong) {
+		return nil, in.tooLong()
+	}
 	if errors.Is(err, io.EOF) {
 		return nil, &LineError{Line: 1, Allowed: "a header line naming the columns " + strings.Join(RequiredColumns, ",")}
 	}
@@ -135,7 +180,51 @@ func NewReader(r io.Reader) (*Reader, error) {
 				Allowed: "a header with the column " + c + " (required: " + strings.Join(RequiredColumns, ",") + ")"}
 		}
 	}
-	return &Reader{r: cr, col: col, line: line}, nil
+	rd := &Reader{r: cr, in: in, col: col, line: line, h: fnv.New128a()}
+	if _, ok := col[ColJobID]; ok {
+		rd.ids = map[[16]byte]int{}
+	}
+	return rd, nil
+}
+
+// errLineTooLong is what boundedReader returns for a line over MaxLineBytes.
+var errLineTooLong = errors.New("line too long")
+
+// boundedReader passes bytes through, counting lines, and fails once a line
+// runs past MaxLineBytes: csv.Reader holds a whole line in memory, so
+// without it a line of a GiB would be read whole before any check.
+type boundedReader struct {
+	r io.Reader
+	// line is the current line (1-based), run the bytes since its start.
+	line, run int
+	// longLine is the line that ran over, once one has.
+	longLine int
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.longLine > 0 {
+		return 0, errLineTooLong
+	}
+	n, err := b.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			b.run += n - i
+			break
+		}
+		b.run += j
+		if b.run > MaxLineBytes {
+			break
+		}
+		b.line++
+		b.run = 0
+		i += j + 1
+	}
+	if b.run > MaxLineBytes {
+		b.longLine = b.line
+		return 0, errLineTooLong
+	}
+	return n, err
 }
 
 // Next returns the next job, or io.EOF after the last row. An error for a bad
@@ -145,6 +234,9 @@ func (r *Reader) Next() (Job, error) {
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return Job{}, io.EOF
+		}
+		if errors.Is(err, errLineTooLong) {
+			return Job{}, r.in.tooLong()
 		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
@@ -156,6 +248,11 @@ func (r *Reader) Next() (Job, error) {
 	r.line = line
 	if len(rec) != len(r.col) {
 		return Job{}, &LineError{Line: line, Allowed: fmt.Sprintf("%d fields as in the header, got %d", len(r.col), len(rec))}
+	}
+	for c, i := range r.col {
+		if err := checkText(line, c, rec[i]); err != nil {
+			return Job{}, err
+		}
 	}
 	field := func(c string) string {
 		i, ok := r.col[c]
@@ -195,6 +292,11 @@ func (r *Reader) Next() (Job, error) {
 	if j.ID == "" {
 		j.ID = "line-" + strconv.Itoa(line)
 	}
+	if r.ids != nil {
+		if err := r.unique(line, j.ID); err != nil {
+			return Job{}, err
+		}
+	}
 	if v := field(ColPriority); v != "" {
 		p, perr := strconv.Atoi(v)
 		if perr != nil || p < 0 || p > MaxPriority {
@@ -205,18 +307,47 @@ func (r *Reader) Next() (Job, error) {
 	return j, nil
 }
 
-// seconds parses a non-negative number of seconds (decimals are rounded to
-// the nearest second) that is at least min.
+// tooLong is the error for the line that ran past MaxLineBytes.
+func (b *boundedReader) tooLong() error {
+	return &LineError{Line: b.longLine, Allowed: fmt.Sprintf("a line of at most %d KiB (a row is a few dozen bytes; this line is longer, and was not read further)", MaxLineBytes>>10)}
+}
+
+// checkText refuses a field that is too long, holds a NUL or another
+// control character, or is not UTF-8: such a value would be copied into
+// the jobs CSV and the report.
+func checkText(line int, col, v string) error {
+	switch {
+	case len(v) > MaxFieldBytes:
+		return &LineError{Line: line, Column: col, Value: v, Allowed: fmt.Sprintf("at most %d bytes", MaxFieldBytes)}
+	case !utf8.ValidString(v):
+		return &LineError{Line: line, Column: col, Value: v, Allowed: "UTF-8 text (these bytes are not)"}
+	case strings.ContainsFunc(v, unicode.IsControl):
+		return &LineError{Line: line, Column: col, Value: v, Allowed: "text without NUL or other control characters"}
+	}
+	return nil
+}
+
+// unique refuses a job id given on an earlier line.
+func (r *Reader) unique(line int, id string) error {
+	r.h.Reset()
+	io.WriteString(r.h, id)
+	var k [16]byte
+	r.h.Sum(k[:0])
+	if first, dup := r.ids[k]; dup {
+		return &LineError{Line: line, Column: ColJobID, Value: id, Allowed: fmt.Sprintf("a job id of its own (line %d has it already)", first)}
+	}
+	r.ids[k] = line
+	return nil
+}
+
+// seconds parses a number of seconds from min to MaxSeconds (decimals are
+// rounded to the nearest second).
 func seconds(line int, col, v string, min int64) (int64, error) {
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1e15 {
-		return 0, &LineError{Line: line, Column: col, Value: v, Allowed: fmt.Sprintf("a number of seconds, at least %d", min)}
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Round(f) < float64(min) || f > MaxSeconds {
+		return 0, &LineError{Line: line, Column: col, Value: v, Allowed: fmt.Sprintf("a number of seconds from %d to 1e15 (about 31.7 million years)", min)}
 	}
-	s := int64(math.Round(f))
-	if s < min {
-		return 0, &LineError{Line: line, Column: col, Value: v, Allowed: fmt.Sprintf("a number of seconds, at least %d", min)}
-	}
-	return s, nil
+	return int64(math.Round(f)), nil
 }
 
 // Header is the header Writer writes.

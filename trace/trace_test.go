@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -13,8 +14,10 @@ import (
 	"github.com/trainq/trainq/trace"
 )
 
-func readAll(s string) ([]trace.Job, error) {
-	r, err := trace.NewReader(strings.NewReader(s))
+func readAll(s string) ([]trace.Job, error) { return readAllFrom(strings.NewReader(s)) }
+
+func readAllFrom(in io.Reader) ([]trace.Job, error) {
+	r, err := trace.NewReader(in)
 	if err != nil {
 		return nil, err
 	}
@@ -57,13 +60,19 @@ func TestReaderErrorsNameLineColumnValueAndAllowed(t *testing.T) {
 		{"an empty file has no header", "", "line 1: a header line"},
 		{"an unknown column", "submit_s,duration_s,instances,instance_type,class,team,gpus\n", `column header: got "gpus", want one of`},
 		{"a missing column", "submit_s,duration_s,instances,instance_type,class\n", "the column team"},
-		{"a negative submit time", header + "-5,10,1,ml.p5.48xlarge,sweep,a\n", `line 2: column submit_s: got "-5", want a number of seconds, at least 0`},
-		{"a zero duration", header + good + "1,0,1,ml.p5.48xlarge,sweep,a\n", `line 3: column duration_s: got "0", want a number of seconds, at least 1`},
+		{"a negative submit time", header + "-5,10,1,ml.p5.48xlarge,sweep,a\n", `line 2: column submit_s: got "-5", want a number of seconds from 0 to 1e15`},
+		{"a zero duration", header + good + "1,0,1,ml.p5.48xlarge,sweep,a\n", `line 3: column duration_s: got "0", want a number of seconds from 1 to 1e15`},
 		{"a fractional instance count", header + "0,10,1.5,ml.p5.48xlarge,sweep,a\n", `line 2: column instances: got "1.5", want a whole number of instances, at least 1`},
 		{"an empty team", header + "0,10,1,ml.p5.48xlarge,sweep,\n", `line 2: column team: got "", want a non-empty team`},
 		{"a priority out of range", "submit_s,duration_s,instances,instance_type,class,team,priority\n0,10,1,ml.p5.48xlarge,sweep,a,100\n", `line 2: column priority: got "100", want a whole number 0 to 99`},
 		{"rows out of submit order", header + "50,10,1,ml.p5.48xlarge,sweep,a\n" + good, `line 3: column submit_s: got "0", want at least the previous row's 50`},
 		{"a short row", header + "0,10,1\n", "line 2: 6 fields as in the header, got 3"},
+		{"a submit time past the cap", header + "2e15,10,1,ml.p5.48xlarge,sweep,a\n", `line 2: column submit_s: got "2e15", want a number of seconds from 0 to 1e15`},
+		{"a NUL in a team", header + "0,10,1,ml.p5.48xlarge,sweep,a\x00b\n", `line 2: column team: got "a\x00b", want text without NUL`},
+		{"bytes that are not UTF-8", header + "0,10,1,ml.p5.48xlarge,sw\xffeep,a\n", `line 2: column class: got "sw\xffeep", want UTF-8 text`},
+		{"a team name of 300 bytes", header + "0,10,1,ml.p5.48xlarge,sweep," + strings.Repeat("t", 300) + "\n", `line 2: column team: got "tttt`},
+		{"a job id given twice", "job_id,submit_s,duration_s,instances,instance_type,class,team\n" + "j1,0,10,1,ml.p5.48xlarge,sweep,a\n" +
+			"j2,0,10,1,ml.p5.48xlarge,sweep,a\n" + "j1,5,10,1,ml.p5.48xlarge,sweep,a\n", `line 4: column job_id: got "j1", want a job id of its own (line 2 has it already)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readAll(tc.in)
@@ -201,5 +210,52 @@ func TestGenerateOffersTheLoad(t *testing.T) {
 		if got < load*0.98 || got > load*1.02 {
 			t.Errorf("load %g: the trace offers %.4f of the pools' capacity", load, got)
 		}
+	}
+}
+
+// longLine is a trace whose line 3 is a job id of n bytes, produced as it is
+// read: the test never holds it.
+func longLine(n int64) io.Reader {
+	return io.MultiReader(
+		strings.NewReader("job_id,submit_s,duration_s,instances,instance_type,class,team\nj1,0,10,1,ml.p5.48xlarge,sweep,a\n"),
+		io.LimitReader(repeatByte('x'), n),
+		strings.NewReader(",0,10,1,ml.p5.48xlarge,sweep,a\n"))
+}
+
+type repeatByte byte
+
+func (b repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// TestALongLineIsRefusedInBoundedMemory: a 100 MiB line is refused with its
+// line number, having allocated far less than 64 MiB (the reader stops at
+// 64 KiB of the line), with an error under 4 KiB.
+func TestALongLineIsRefusedInBoundedMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := readAllFrom(longLine(100 << 20))
+	runtime.ReadMemStats(&after)
+	var le *trace.LineError
+	if !errors.As(err, &le) || le.Line != 3 || !strings.Contains(err.Error(), "line 3: a line of at most 64 KiB") {
+		t.Fatalf("error %v, want line 3 refused as longer than 64 KiB", err)
+	}
+	if n := len(err.Error()); n >= 4<<10 {
+		t.Errorf("the error is %d bytes, want under 4 KiB", n)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("reading up to the refusal allocated %d MiB, want at most 64 MiB", alloc>>20)
+	} else {
+		t.Logf("allocated %d KiB in all before refusing a 100 MiB line", alloc>>10)
+	}
+	// A line just within the bound is read (its id, of course, is then
+	// over the field bound: named with its length, quoted in part).
+	_, err = readAllFrom(longLine(trace.MaxLineBytes - 100))
+	if !errors.As(err, &le) || le.Line != 3 || !strings.Contains(err.Error(), "(65436 bytes), want at most 256 bytes") || len(err.Error()) > 300 {
+		t.Errorf("a line of 64 KiB less 100 bytes with a 65,436-byte id: %v", err)
 	}
 }

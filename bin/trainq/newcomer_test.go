@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -247,4 +248,84 @@ func TestMissingAWSSettingsAreToldPlainly(t *testing.T) {
 		check(code, trainqWith(t, []string{"AWS_ENDPOINT_URL_LAMBDA=" + srv.URL, "AWS_SESSION_TOKEN=x"}, job...), want)
 		srv.Close()
 	}
+}
+
+// trace is a small trace of the default platform's teams, with job ids.
+const smallTrace = "job_id,submit_s,duration_s,instances,instance_type,class,team\n" +
+	"a,0,3600,8,ml.p5.48xlarge,research,search-ranking\n" +
+	"b,60,1800,16,ml.p5.48xlarge,sweep,search-research\n" +
+	"c,120,600,4,ml.p4d.24xlarge,production,search-ranking\n"
+
+// TestSimulateReadsTheTraceFromStdin: --trace - (and /dev/stdin) give
+// what the same trace in a file gives, for every run (each run reads the
+// trace again: standard input is copied once as it is read).
+func TestSimulateReadsTheTraceFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "jobs.csv")
+	if err := os.WriteFile(file, []byte(smallTrace), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A second platform, a copy of the default: one more run reading the
+	// trace again.
+	b, err := os.ReadFile("../../platform/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(dir, "second.yaml")
+	if err := os.WriteFile(second, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runs := func(r result) string {
+		t.Helper()
+		var rep struct {
+			Trace string
+			Runs  json.RawMessage
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rep) != nil {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		return string(rep.Runs)
+	}
+	args := []string{"simulate", "--platform", "platform/default.yaml", "--platform", second, "--output", "json", "--no-progress"}
+	want := runs(trainq(t, append(args, "--trace", file)...))
+	for _, arg := range []string{"-", "/dev/stdin"} {
+		r, _ := trainqIn(t, strings.NewReader(smallTrace), nil, append(args, "--trace", arg)...)
+		if got := runs(r); got != want {
+			t.Errorf("--trace %s: runs differ from the file's:\n%s\nwant\n%s", arg, got, want)
+		}
+	}
+}
+
+// TestSimulateRefusesHostileTraces: a 100 MiB line is refused with its line
+// number by a process whose peak memory stays under 64 MiB, with a message
+// under 4 KiB; a job id given twice is refused with both lines.
+func TestSimulateRefusesHostileTraces(t *testing.T) {
+	head := "job_id,submit_s,duration_s,instances,instance_type,class,team\na,0,60,1,ml.p5.48xlarge,research,search-ranking\n"
+	huge := io.MultiReader(strings.NewReader(head), io.LimitReader(repeat('x'), 100<<20), strings.NewReader(",0,60,1,ml.p5.48xlarge,research,search-ranking\n"))
+	r, rss := trainqIn(t, huge, nil, "simulate", "--trace", "-", "--no-progress")
+	if r.code != 1 || !strings.Contains(r.stderr, "line 3: a line of at most 64 KiB") {
+		t.Errorf("a 100 MiB line: exit %d, %q", r.code, r.stderr)
+	}
+	if len(r.stderr) >= 4<<10 {
+		t.Errorf("a 100 MiB line: the message is %d bytes, want under 4 KiB", len(r.stderr))
+	}
+	if rss == 0 || rss > 64<<20 {
+		t.Errorf("a 100 MiB line: peak resident memory %d MiB, want at most 64 MiB", rss>>20)
+	}
+	t.Logf("a 100 MiB line refused with a peak of %.1f MiB resident", float64(rss)/(1<<20))
+
+	dup := smallTrace + "a,200,60,1,ml.p5.48xlarge,research,search-ranking\n"
+	r, _ = trainqIn(t, strings.NewReader(dup), nil, "simulate", "--trace", "-", "--no-progress")
+	if r.code != 1 || !strings.Contains(r.stderr, `line 5: column job_id: got "a", want a job id of its own (line 2 has it already)`) {
+		t.Errorf("a job id twice: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+type repeat byte
+
+func (b repeat) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
 }

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,8 +146,17 @@ func demo(t *testing.T) (batchtest.Job, []string) {
 // that it wins).
 func trainqWith(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	r, _ := trainqIn(t, nil, env, args...)
+	return r
+}
+
+// trainqIn is trainqWith reading stdin, and also returns the process's
+// peak resident memory in bytes.
+func trainqIn(t *testing.T, stdin io.Reader, env []string, args ...string) (result, int64) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = filepath.Join("..", "..")
+	cmd.Stdin = stdin
 	cmd.Env = append(append(os.Environ(), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
 		"AWS_EC2_METADATA_DISABLED=true", "AWS_MAX_ATTEMPTS=1", "AWS_CONFIG_FILE=/nonexistent", "AWS_SHARED_CREDENTIALS_FILE=/nonexistent",
 		// No trainq config file nor setting of the machine's user.
@@ -163,7 +173,11 @@ func trainqWith(t *testing.T, env []string, args ...string) result {
 	case err != nil:
 		t.Fatalf("trainq %s: %v", strings.Join(args, " "), err)
 	}
-	return result{code, out.String(), errOut.String()}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // Linux reports KiB
+	}
+	return result{code, out.String(), errOut.String()}, rss
 }
 
 // TestStatusExplainsAWaitingJob: trainq status says why bert-large waits,

@@ -23,13 +23,18 @@ import (
 	"github.com/trainq/trainq/trace"
 )
 
-// Simulate runs `trainq simulate`.
+// Simulate runs `trainq simulate`, reading --trace - from os.Stdin.
 func Simulate(args []string, stdout, stderr io.Writer) error {
+	return SimulateFrom(args, os.Stdin, stdout, stderr)
+}
+
+// SimulateFrom runs `trainq simulate`, reading --trace - from stdin.
+func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	var platformFiles []string
 	fs.Func("platform", "platform file (YAML or JSON); repeat to compare several side by side; default: the embedded default platform",
 		func(v string) error { platformFiles = append(platformFiles, v); return nil })
-	traceFile := fs.String("trace", "", "trace CSV: submit_s,duration_s,instances,instance_type,class,team[,job_id,priority] (required)")
+	traceFile := fs.String("trace", "", "trace CSV: submit_s,duration_s,instances,instance_type,class,team[,job_id,priority], - for standard input (required)")
 	output := fs.String("output", "table", "output format: table or json")
 	reportDir := fs.String("report", "", "directory to write report.html and report.json into")
 	jobsFile := fs.String("jobs", "", "CSV file to write one row per job and run into")
@@ -63,10 +68,11 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	info, err := os.Stat(*traceFile)
+	src, err := openTrace(*traceFile, stdin)
 	if err != nil {
-		return fmt.Errorf("open trace: %w", err)
+		return err
 	}
+	defer src.close()
 	var jobs *simulate.JobsCSV
 	var jobsOut *bufio.Writer
 	if *jobsFile != "" {
@@ -86,15 +92,15 @@ func Simulate(args []string, stdout, stderr io.Writer) error {
 	}
 	show := !*noProgress && (*progress || isTerminal(stderr))
 	bar := &progressBar{w: stderr, show: show, start: time.Now()}
-	rep := &simulate.Report{Schema: simulate.Schema, Trace: filepath.Base(*traceFile)}
+	rep := &simulate.Report{Schema: simulate.Schema, Trace: src.name}
 	for i, r := range runs {
 		opts := simulate.Options{Policy: r.policy}
 		if jobs != nil {
 			label := r.label
 			opts.Jobs = func(rec simulate.JobRecord) error { return jobs.Write(label, rec) }
 		}
-		res, err := runFile(r.p, *traceFile, opts, func(read int64) {
-			bar.update((float64(i) + float64(read)/float64(max(info.Size(), 1))) / float64(len(runs)))
+		res, err := runFile(r.p, src, opts, func(read int64) {
+			bar.update((float64(i) + float64(read)/float64(max(src.size, 1))) / float64(len(runs)))
 		})
 		if err != nil {
 			bar.done()
@@ -176,10 +182,60 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func runFile(p *platform.Platform, path string, opts simulate.Options, progress func(int64)) (*simulate.Result, error) {
-	f, err := os.Open(path)
+// traceSource is the trace each run reads from the start: a file, or
+// standard input (--trace - or /dev/stdin), which the first run copies into
+// a temporary file as it reads it, for the runs after it. Nothing holds the
+// whole trace in memory.
+type traceSource struct {
+	path string
+	// name is what the report calls the trace; size is its size in bytes
+	// when known (for the progress bar).
+	name  string
+	size  int64
+	stdin io.Reader
+	spool *os.File
+}
+
+func openTrace(path string, stdin io.Reader) (*traceSource, error) {
+	if path == "-" || path == "/dev/stdin" {
+		f, err := os.CreateTemp("", "trainq-trace-*.csv")
+		if err != nil {
+			return nil, fmt.Errorf("--trace %s: a temporary copy of standard input: %w", path, err)
+		}
+		return &traceSource{path: f.Name(), name: "stdin", stdin: stdin, spool: f}, nil
+	}
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	return &traceSource{path: path, name: filepath.Base(path), size: info.Size()}, nil
+}
+
+// open returns the trace from its start.
+func (s *traceSource) open() (io.ReadCloser, error) {
+	if s.stdin != nil {
+		in := s.stdin
+		s.stdin = nil
+		return io.NopCloser(io.TeeReader(in, s.spool)), nil
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	return f, nil
+}
+
+func (s *traceSource) close() {
+	if s.spool != nil {
+		s.spool.Close()
+		os.Remove(s.spool.Name())
+	}
+}
+
+func runFile(p *platform.Platform, src *traceSource, opts simulate.Options, progress func(int64)) (*simulate.Result, error) {
+	f, err := src.open()
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	cr := &countingReader{r: f}
