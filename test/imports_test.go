@@ -80,6 +80,7 @@ var layers = map[string][]string{
 	"batchrules/batchsdk":    {"batchrules"},
 	"metrics":                {},
 	"cli":                    {},
+	"plan":                   {},
 	"platform":               {"batchrules"},
 	"contract":               {"platform", "batchrules"},
 	"trace":                  {"platform", "batchrules"},
@@ -101,7 +102,7 @@ var layers = map[string][]string{
 	"bin/observer":           {"observe", "ledger", "contract", "platform"},
 	"bin/poller":             {"poll", "contract", "platform"},
 	"bin/rerouter":           {"reroute", "contract", "platform"},
-	"bin/trainq":             {"cli", "client", "simulate/simcmd", "contract", "platform"},
+	"bin/trainq":             {"cli", "client", "simulate/simcmd", "contract", "platform", "plan"},
 }
 
 // testSupport are packages only tests and benchmarks may import.

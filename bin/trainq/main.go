@@ -36,6 +36,7 @@ Usage:
   trainq simulate     replay a job trace against a platform and against FIFO
   trainq trace        generate or convert job traces
   trainq validate     check platform files (trainq validate FILE…)
+  trainq plan         what deploying a changed platform file would do (trainq plan OLD NEW)
   trainq config       show the defaults taken from the environment and the config file's profile
   trainq version      show the version trainq was built from
 
@@ -47,7 +48,7 @@ Exit status: 0 success, 1 failure, 2 a mistake in the command line.
 
 // commands are the commands run serves, for the unknown command's message
 // and its suggestion.
-var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "simulate", "trace", "validate", "config", "version", "help"}
+var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "simulate", "trace", "validate", "plan", "config", "version", "help"}
 
 // Exit statuses.
 const (
@@ -98,6 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "config":
 		err = cli.ConfigCommand(rest, stdout)
+	case "plan":
+		err = planCommand(rest, stdout, stderr)
 	default:
 		msg := fmt.Sprintf("trainq: unknown command %q", cmd)
 		if s := cli.Suggest(cmd, commands); s != "" {
