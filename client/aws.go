@@ -72,8 +72,8 @@ func (c *cmd) credentialsError(err error) error {
 }
 
 // authError turns the answers AWS gives to credentials it will not take
-// (expired, unknown, badly signed) into what to do about them; other errors
-// are returned as they are.
+// (expired, unknown, badly signed), and Lambda's throttling, into what to
+// do about them; other errors are returned as they are.
 func (c *cmd) authError(err error) error {
 	var api smithy.APIError
 	if !errors.As(err, &api) {
@@ -82,6 +82,8 @@ func (c *cmd) authError(err error) error {
 	switch api.ErrorCode() {
 	case "ExpiredTokenException", "ExpiredToken", "RequestExpired", "TokenRefreshRequired":
 		return errors.New("your AWS credentials have expired: refresh them (`aws sso login`, or new temporary keys for AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN) and try again")
+	case "TooManyRequestsException":
+		return errors.New("the submission function is throttled (the account's Lambda concurrency in the region is in use; the SDK retried): try again shortly with the same --idempotency-key, which never creates a second job")
 	case "UnrecognizedClientException", "InvalidClientTokenId", "InvalidSignatureException", "SignatureDoesNotMatch":
 		return fmt.Errorf("AWS does not accept your credentials (%s): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or your AWS profile, and that the keys are not deleted or inactive", api.ErrorCode())
 	}

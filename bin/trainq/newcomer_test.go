@@ -239,10 +239,16 @@ func TestMissingAWSSettingsAreToldPlainly(t *testing.T) {
 	// Lambda answers expired temporary credentials with 403
 	// ExpiredTokenException (its error header names the type).
 	for code, want := range map[string]string{"ExpiredTokenException": "your AWS credentials have expired",
-		"UnrecognizedClientException": "AWS does not accept your credentials"} {
+		"UnrecognizedClientException": "AWS does not accept your credentials",
+		// Lambda's throttling (HTTP 429), retried by the SDK first.
+		"TooManyRequestsException": "the submission function is throttled"} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Amzn-ErrorType", code)
-			w.WriteHeader(http.StatusForbidden)
+			if code == "TooManyRequestsException" {
+				w.WriteHeader(http.StatusTooManyRequests)
+			} else {
+				w.WriteHeader(http.StatusForbidden)
+			}
 			w.Write([]byte(`{"message":"The security token included in the request is expired"}`))
 		}))
 		check(code, trainqWith(t, []string{"AWS_ENDPOINT_URL_LAMBDA=" + srv.URL, "AWS_SESSION_TOKEN=x"}, job...), want)

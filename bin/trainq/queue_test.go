@@ -160,7 +160,9 @@ func trainqIn(t *testing.T, stdin io.Reader, env []string, args ...string) (resu
 	cmd.Env = append(append(os.Environ(), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test",
 		"AWS_EC2_METADATA_DISABLED=true", "AWS_MAX_ATTEMPTS=1", "AWS_CONFIG_FILE=/nonexistent", "AWS_SHARED_CREDENTIALS_FILE=/nonexistent",
 		// No trainq config file nor setting of the machine's user.
-		"XDG_CONFIG_HOME=/nonexistent", "TRAINQ_CONFIG=", "TRAINQ_PROFILE=", "TRAINQ_PLATFORM=", "TRAINQ_CLASS=", "TRAINQ_TEAM=",
+		// (XDG_CONFIG_HOME is an empty folder of the test's own: the
+		// CDK app that trainq plan runs calls go, which writes there.)
+		"XDG_CONFIG_HOME="+filepath.Join(t.TempDir(), "config"), "TRAINQ_CONFIG=", "TRAINQ_PROFILE=", "TRAINQ_PLATFORM=", "TRAINQ_CLASS=", "TRAINQ_TEAM=",
 		"TRAINQ_REGION=", "TRAINQ_AWS_PROFILE=", "TRAINQ_FUNCTION=", "TRAINQ_ENDPOINT="), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
