@@ -182,11 +182,12 @@ func (s Settings) Summary() string {
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", x*100) }
 
-// instanceHours shows instance-seconds as instance-hours with one decimal,
-// or exact seconds below an hour.
+// instanceHours shows instance-seconds in one unit, instance-hours: one
+// decimal, two below an hour (0.25 inst-h), so that a column never mixes
+// units.
 func instanceHours(is int64) string {
-	if is < 3600 {
-		return fmt.Sprintf("%d inst-s", is)
+	if is > 0 && is < 3600 {
+		return fmt.Sprintf("%.2f inst-h", float64(is)/3600)
 	}
 	return fmt.Sprintf("%.1f inst-h", float64(is)/3600)
 }

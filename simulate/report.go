@@ -207,15 +207,18 @@ func (p *page) differences() {
 				continue
 			}
 			diff := v - base
+			shown := d.show(diff)
 			class := ""
-			if math.Abs(diff) > 1e-12 {
+			// A change too small to show ("0.0 pp", "0s") is no change:
+			// neither signed nor coloured.
+			if math.Abs(diff) > 1e-12 && !zeroShown(shown) {
 				if (diff < 0) == d.lowerBetter {
 					class = ` class="better"`
 				} else {
 					class = ` class="worse"`
 				}
 			}
-			p.f("<td%s>%s</td>", class, esc(d.show(diff)))
+			p.f("<td%s>%s</td>", class, esc(shown))
 		}
 		p.f("</tr>\n")
 	}
@@ -223,9 +226,11 @@ func (p *page) differences() {
 }
 
 // signed prefixes a magnitude with the sign of d: + or − (U+2212), nothing
-// for no change.
+// for no change or a change that rounds to none ("0.0 pp", never "−0.0 pp").
 func signed(d float64, magnitude string) string {
 	switch {
+	case zeroShown(magnitude):
+		return magnitude
 	case d > 1e-12:
 		return "+" + magnitude
 	case d < -1e-12:
@@ -500,4 +505,16 @@ func (p *page) failures() {
 		}
 	}
 	p.f("</tbody>\n</table>\n")
+}
+
+// zeroShown reports whether a shown magnitude has no digit but 0.
+func zeroShown(s string) bool {
+	digits := false
+	for _, r := range s {
+		if r >= '1' && r <= '9' {
+			return false
+		}
+		digits = digits || r == '0'
+	}
+	return digits
 }
