@@ -140,3 +140,11 @@ func (s *Server) SetPayload(id, payload string) bool {
 	j.Request.ServiceRequestPayload = payload
 	return true
 }
+
+// Pending returns how many of the faults scripted for op (Script) are not
+// spent yet.
+func (s *Server) Pending(op string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.faults[op])
+}
