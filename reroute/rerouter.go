@@ -200,31 +200,10 @@ func (e boundedError) Error() string { return contract.Cut(e.err.Error(), contra
 func (e boundedError) Unwrap() error { return e.err }
 
 func (x *run) do() error {
-	cfg := x.r.cfg
-	runnable, err := x.list(types.ServiceJobStatusRunnable, cfg.MaxPages)
-	if err != nil {
-		if isThrottle(err) {
-			x.halt(stopThrottled, err)
-			return nil
-		}
-		return fmt.Errorf("list runnable jobs of %s: %w", batchrules.JobQueueName(cfg.JobQueue), err)
+	runnable, others, err := x.listLive()
+	if err != nil || x.stop != "" {
+		return err
 	}
-	runnable0 := runnable
-	live := append([]types.ServiceJobSummary(nil), runnable...)
-	for _, st := range liveStatuses[1:] {
-		jobs, err := x.list(st, cfg.MaxPages)
-		if err != nil {
-			if isThrottle(err) {
-				x.halt(stopThrottled, err)
-				return nil
-			}
-			x.r.log.Warn("list jobs failed; jobs in that status are looked at next run", "status", string(st), "error", err)
-		}
-		live = append(live, jobs...)
-	}
-
-	x.seed(live)
-
 	snap, err := x.snapshot()
 	if err != nil {
 		if isThrottle(err) {
@@ -234,45 +213,11 @@ func (x *run) do() error {
 		x.r.log.Warn("queue snapshot failed; no move this run", "error", err)
 		return nil
 	}
-	// The jobs at the front of the queue and of each share are the ones
-	// next to start, and those a saturated type holds up; Batch lists the
-	// newest jobs first, so in a queue longer than the listing bound they
-	// may not be listed: they are read as well.
-	front := frontJobs(snap, runnable)
-	runnable = append(runnable, front...)
-	// A front job the listing missed is read fresh, never from the cache:
-	// the snapshot may lag a move that ended it.
-	x.r.mu.Lock()
-	for _, s := range front {
-		delete(x.r.cache, aws.ToString(s.JobId))
-	}
-	x.r.mu.Unlock()
-
-	// Read the runnable jobs, each once (a listing whose pages shift may
-	// repeat one), oldest first (a front job not listed counts as oldest),
-	// as many as allowed.
-	runnable = unique(runnable)
-	sort.SliceStable(runnable, func(a, b int) bool { return aws.ToInt64(runnable[a].CreatedAt) < aws.ToInt64(runnable[b].CreatedAt) })
-	if len(runnable) > cfg.MaxDescribes {
-		x.r.log.Warn("more runnable jobs than one run reads; the youngest wait for a later run", "runnable", len(runnable), "read", cfg.MaxDescribes)
-		runnable = runnable[:cfg.MaxDescribes]
-	}
-	// Replacements in other live statuses are read too (each converges its
-	// old job's decision: an old job that started, say, is described by
-	// nobody else), as many as maxReplacementReads.
-	var others []types.ServiceJobSummary
-	for _, s := range live[len(runnable0):] {
-		if len(others) < maxReplacementReads && replacedSuffix.MatchString(aws.ToString(s.JobName)) {
-			others = append(others, s)
-		}
-	}
-	described := x.describeAll(unique(append(others, runnable...)))
+	runnable, described := x.readRunnable(snap, runnable, others)
 	if x.stop != "" {
 		return nil
 	}
-
-	usage := batchsdk.QueueUtilization(snap).Usage()
-	now := cfg.Now().UnixMilli()
+	now := x.r.cfg.Now().UnixMilli()
 	failed := x.failedForCapacity(now)
 	if x.stop != "" {
 		return nil
@@ -296,22 +241,21 @@ func (x *run) do() error {
 	if x.stop != "" {
 		return nil
 	}
+
+	usage := batchsdk.QueueUtilization(snap).Usage()
 	if usage == nil {
 		// No usage to judge room by: "nothing in use" would move jobs onto
 		// types whatever their load.
 		x.r.log.Warn("queue snapshot without capacity usage; no move this run")
 		return nil
 	}
-
 	var jobs []*job
 	for _, s := range runnable {
 		id := aws.ToString(s.JobId)
-		d := described[id]
-		if d == nil || busy[id] || !pendingStatuses[d.Status] {
-			continue
-		}
-		if j := x.read(d, now); j != nil {
-			jobs = append(jobs, j)
+		if d := described[id]; d != nil && !busy[id] && pendingStatuses[d.Status] {
+			if j := x.read(d, now); j != nil {
+				jobs = append(jobs, j)
+			}
 		}
 	}
 	for _, j := range failed {
@@ -319,7 +263,7 @@ func (x *run) do() error {
 			jobs = append(jobs, j)
 		}
 	}
-	p := plan(cfg.Platform, jobs, usage, now)
+	p := plan(x.r.cfg.Platform, jobs, usage, now)
 	x.sum.Skipped += p.skipped
 	for reason, n := range p.refused {
 		x.sum.RefusedBy[reason] += n
@@ -332,6 +276,68 @@ func (x *run) do() error {
 		x.move(d)
 	}
 	return nil
+}
+
+// listLive lists the queue's live jobs: the runnable ones, and of the
+// others those whose names are replacements' (each converges its old
+// job's decision: an old job that started, say, is described by nobody
+// else), at most maxReplacementReads. It starts a cold instance's bucket
+// from them (seed). It returns an error only when the runnable jobs cannot
+// be listed.
+func (x *run) listLive() (runnable, others []types.ServiceJobSummary, err error) {
+	cfg := x.r.cfg
+	runnable, err = x.list(types.ServiceJobStatusRunnable, cfg.MaxPages)
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("list runnable jobs of %s: %w", batchrules.JobQueueName(cfg.JobQueue), err)
+	}
+	live := append([]types.ServiceJobSummary(nil), runnable...)
+	for _, st := range liveStatuses[1:] {
+		jobs, err := x.list(st, cfg.MaxPages)
+		if err != nil {
+			if isThrottle(err) {
+				x.halt(stopThrottled, err)
+				return nil, nil, nil
+			}
+			x.r.log.Warn("list jobs failed; jobs in that status are looked at next run", "status", string(st), "error", err)
+		}
+		for _, s := range jobs {
+			if len(others) < maxReplacementReads && replacedSuffix.MatchString(aws.ToString(s.JobName)) {
+				others = append(others, s)
+			}
+		}
+		live = append(live, jobs...)
+	}
+	x.seed(live)
+	return runnable, others, nil
+}
+
+// readRunnable describes the runnable jobs and others: the runnable ones
+// each once (a listing whose pages shift may repeat one), with the jobs at
+// the front of the queue and of each share, oldest first (a front job not
+// listed counts as oldest), as many as Config.MaxDescribes. It returns the
+// runnable jobs read and the descriptions.
+func (x *run) readRunnable(snap *batch.GetJobQueueSnapshotOutput, runnable, others []types.ServiceJobSummary) ([]types.ServiceJobSummary, map[string]*batch.DescribeServiceJobOutput) {
+	// The jobs at the front of the queue and of each share are the ones
+	// next to start, and those a saturated type holds up; Batch lists the
+	// newest jobs first, so in a queue longer than the listing bound they
+	// may not be listed: they are read as well, fresh, never from the
+	// cache (the snapshot may lag a move that ended one).
+	front := frontJobs(snap, runnable)
+	runnable = append(runnable, front...)
+	for _, s := range front {
+		x.r.forget(aws.ToString(s.JobId))
+	}
+	runnable = unique(runnable)
+	sort.SliceStable(runnable, func(a, b int) bool { return aws.ToInt64(runnable[a].CreatedAt) < aws.ToInt64(runnable[b].CreatedAt) })
+	if n := x.r.cfg.MaxDescribes; len(runnable) > n {
+		x.r.log.Warn("more runnable jobs than one run reads; the youngest wait for a later run", "runnable", len(runnable), "read", n)
+		runnable = runnable[:n]
+	}
+	return runnable, x.describeAll(unique(append(append([]types.ServiceJobSummary(nil), others...), runnable...)))
 }
 
 // maxReplacementReads bounds the live jobs in statuses other than
