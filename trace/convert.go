@@ -89,7 +89,7 @@ func Convert(format string, in io.Reader, opts ConvertOptions, emit func(Job) er
 		rowFn = func(get func(string) string) (Job, string, error) {
 			class := map[string]string{"strict": high, "soft": mid, "best": low}[get("job_type")]
 			if class == "" {
-				return Job{}, "", fmt.Errorf("column job_type: got %q, want strict, soft or best", get("job_type"))
+				return Job{}, "", fmt.Errorf("column job_type: got %s, want strict, soft or best", Shorten(get("job_type")))
 			}
 			return m.job("chronus-"+get("job_id"), get("user"), get("submit_time"), get("duration"), get("num_gpu"), class)
 		}
@@ -112,11 +112,11 @@ func Convert(format string, in io.Reader, opts ConvertOptions, emit func(Job) er
 			}
 			class := map[string]string{"LS": high, "Guaranteed": high, "Burstable": mid, "BE": low}[get("qos")]
 			if class == "" {
-				return Job{}, "", fmt.Errorf("column qos: got %q, want LS, Guaranteed, Burstable or BE", get("qos"))
+				return Job{}, "", fmt.Errorf("column qos: got %s, want LS, Guaranteed, Burstable or BE", Shorten(get("qos")))
 			}
 			g, err := strconv.ParseFloat(get("gpu_equiv"), 64)
 			if err != nil || g <= 0 {
-				return Job{}, "", fmt.Errorf("column gpu_equiv: got %q, want a positive number", get("gpu_equiv"))
+				return Job{}, "", fmt.Errorf("column gpu_equiv: got %s, want a positive number", Shorten(get("gpu_equiv")))
 			}
 			return m.job(get("name"), get("name"), get("creation_time"), get("run_s"), strconv.Itoa(int(math.Ceil(g))), class)
 		}
@@ -124,9 +124,13 @@ func Convert(format string, in io.Reader, opts ConvertOptions, emit func(Job) er
 		return st, fmt.Errorf("convert trace: format: got %q, want one of %s", format, strings.Join(Formats, ", "))
 	}
 
-	cr := csv.NewReader(in)
+	bounded := &boundedReader{r: in, line: 1}
+	cr := csv.NewReader(bounded)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
+	if errors.Is(err, errLineTooLong) {
+		return st, fmt.Errorf("convert %s trace: %w", format, bounded.tooLong())
+	}
 	if err != nil {
 		return st, fmt.Errorf("convert %s trace: read header: %w", format, err)
 	}
@@ -136,7 +140,7 @@ func Convert(format string, in io.Reader, opts ConvertOptions, emit func(Job) er
 	}
 	for _, c := range cols {
 		if _, ok := idx[c]; !ok {
-			return st, fmt.Errorf("convert %s trace: header: got %q, want the column %s", format, strings.Join(header, ","), c)
+			return st, fmt.Errorf("convert %s trace: header: got %s, want the column %s", format, Shorten(strings.Join(header, ",")), c)
 		}
 	}
 	var jobs []Job
@@ -144,6 +148,9 @@ func Convert(format string, in io.Reader, opts ConvertOptions, emit func(Job) er
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, errLineTooLong) {
+			return st, fmt.Errorf("convert %s trace: %w", format, bounded.tooLong())
 		}
 		if err != nil {
 			return st, fmt.Errorf("convert %s trace: %w", format, err)
@@ -189,15 +196,15 @@ type mapper struct {
 func (m mapper) job(id, group, submit, duration, gpus, class string) (Job, string, error) {
 	s, err := strconv.ParseFloat(submit, 64)
 	if err != nil || s < 0 || math.IsNaN(s) {
-		return Job{}, "", fmt.Errorf("submit time: got %q, want a number of seconds, at least 0", submit)
+		return Job{}, "", fmt.Errorf("submit time: got %s, want a number of seconds, at least 0", Shorten(submit))
 	}
 	d, err := strconv.ParseFloat(duration, 64)
 	if err != nil || math.IsNaN(d) || d < 0 {
-		return Job{}, "", fmt.Errorf("duration: got %q, want a number of seconds, at least 0", duration)
+		return Job{}, "", fmt.Errorf("duration: got %s, want a number of seconds, at least 0", Shorten(duration))
 	}
 	g, err := strconv.ParseFloat(gpus, 64)
 	if err != nil || g < 0 {
-		return Job{}, "", fmt.Errorf("gpus: got %q, want a number, at least 0", gpus)
+		return Job{}, "", fmt.Errorf("gpus: got %s, want a number, at least 0", Shorten(gpus))
 	}
 	if g == 0 {
 		return Job{}, "no GPU", nil
