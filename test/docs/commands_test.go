@@ -237,9 +237,12 @@ func TestDocumentedCommandsRun(t *testing.T) {
 					}
 				}
 				run(t, e, work, trainq, argv[1:], nil)
-			case len(argv) == 3 && argv[0] == "go" && argv[1] == "run" && argv[2] == "./bin/cdk":
+			case len(argv) >= 3 && argv[0] == "go" && argv[1] == "run" && argv[2] == "./bin/cdk":
+				// With or without --context platform=FILE: the platforms
+				// the docs name are all called trainq.
 				outdir := filepath.Join(work, "cdk.out")
-				run(t, e, work, cdk, nil, []string{"CDK_OUTDIR=" + outdir})
+				os.RemoveAll(outdir)
+				run(t, e, work, cdk, argv[3:], []string{"CDK_OUTDIR=" + outdir})
 				if _, err := os.Stat(filepath.Join(outdir, "Trainq-trainq.template.json")); err != nil {
 					t.Errorf("%s: wrote no Trainq-trainq.template.json into cdk.out/: %v", e, err)
 				}
