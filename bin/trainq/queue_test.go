@@ -119,13 +119,19 @@ func demoJob(t *testing.T, fake *batchtest.Server, name, team, class string, pri
 // in bert-base's place, and the estimate would say so.)
 func demo(t *testing.T) (batchtest.Job, []string) {
 	t.Helper()
+	return demoWith(t, nil)
+}
+
+// demoWith is demo with the function reading history from hist.
+func demoWith(t *testing.T, hist submit.HistorySource) (batchtest.Job, []string) {
+	t.Helper()
 	fake := batchtest.New(0)
 	t.Cleanup(fake.Close)
 	fake.SetClock(func() time.Time { return demoNow })
 	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
 		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
-		Now: func() time.Time { return demoNow }})
+		Now: func() time.Time { return demoNow }, History: hist})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,6 +241,67 @@ func TestStatusExplainsAWaitingJob(t *testing.T) {
 		s.Estimate.Latest.StartsBy != "2026-12-01T17:00:00Z" || s.Estimate.Latest.Assumption == "" || s.Estimate.Likely != nil ||
 		!strings.HasPrefix(s.Estimate.LikelyUnavailable, "no history") {
 		t.Errorf("json: %+v", s)
+	}
+}
+
+// fixedHistory is a week in which every job of a class ran the same time
+// and none was submitted.
+type fixedHistory map[string]int64
+
+func (f fixedHistory) History(_ context.Context, from, to time.Time) (*contract.History, error) {
+	h := &contract.History{Source: "test ledger", From: from.UTC().Format(time.RFC3339), To: to.UTC().Format(time.RFC3339)}
+	for _, team := range []string{"search-ranking", "search-research"} {
+		for _, class := range []string{"production", "research", "sweep"} {
+			g := contract.HistoryGroup{Class: class, Team: team, Completed: 10}
+			for range 10 {
+				g.Jobs = append(g.Jobs, contract.HistoryJob{InstanceType: "ml.p5.48xlarge", Instances: 8, SchedulingPriority: 550, RunSeconds: f[class]})
+			}
+			h.Groups = append(h.Groups, g)
+		}
+	}
+	return h, nil
+}
+
+// TestStatusShowsLikelyAndLatestStarts: with history in the queue answer,
+// trainq status prints both figures, what each assumes and the history
+// used, in the table and in --output json. In that history sweeps ran
+// 84600 s, research jobs 9000 s, production ones 100000 s, and nothing was
+// submitted: sweep-lr (23 h run) has 84600 − 82800 = 1800 s left, bert-base
+// (2 h) 9000 − 7200 = 1800 s, llama-ft (20 h) 28000 s. At 1800 s 8 of
+// search-ranking's quota and 16 of search-research's are free: bert-large
+// (8) starts then, in every run: likely 30m00s, range 30m00s to 30m00s.
+// The latest start is demo's 1 h.
+func TestStatusShowsLikelyAndLatestStarts(t *testing.T) {
+	target, env := demoWith(t, fixedHistory{"production": 100000, "research": 9000, "sweep": 84600})
+	r := trainqWith(t, env, "status", "--class", "research", "--team", "search-ranking", target.ID)
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{
+		"LIKELY START in 30m00s (2026-12-01 16:30 UTC), range 30m00s to 30m00s, if jobs run as long as recent jobs of their class and team ran",
+		"HISTORY USED test ledger, 2026-11-24T16:00:00Z to 2026-12-01T16:00:00Z (7.0 days): runtimes of 60 of the 60 jobs completed",
+		"LATEST START in 1h00m (2026-12-01 17:00 UTC), if every running job runs to its limit",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("status does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	j := trainqWith(t, env, "status", "--class", "research", "--team", "search-ranking", "--output", "json", target.ID)
+	var s struct {
+		Estimate struct {
+			Likely struct {
+				StartsInSeconds, LowSeconds, HighSeconds int64
+				Runs                                     int
+				History, Assumption                      string
+			}
+			Latest struct{ StartsInSeconds int64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &s); err != nil {
+		t.Fatalf("%v: %s", err, j.stdout)
+	}
+	l := s.Estimate.Likely
+	if l.StartsInSeconds != 1800 || l.LowSeconds != 1800 || l.HighSeconds != 1800 || l.Runs != 100 || l.History == "" || l.Assumption == "" ||
+		s.Estimate.Latest.StartsInSeconds != 3600 {
+		t.Errorf("json: %+v", s.Estimate)
 	}
 }
 
