@@ -168,6 +168,8 @@ type job struct {
 	// complete, by instance type and how the attempt ended: goodput if the
 	// job completes, lost if it fails. Empty for most jobs.
 	keep []kept
+	// keptSpans are the times of that work, for the series.
+	keptSpans []span
 }
 
 // kept is checkpointed work of one instance type and attempt outcome.
@@ -683,6 +685,7 @@ func (e *engine) finish(idx int32, outcome Outcome, reason string) {
 	j.state = stDone
 	j.id = ""
 	j.keep = j.keep[:0]
+	j.keptSpans = j.keptSpans[:0]
 	e.free = append(e.free, idx)
 }
 

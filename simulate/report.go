@@ -107,7 +107,7 @@ func (p *page) write() {
 	p.figure("utilization-split", p.utilizationBars(),
 		"Busy capacity over the whole run, split into goodput (attempts that completed their job) and lost work (attempts preempted or timed out). Exact instance-seconds are in report.json.")
 	p.figure("utilization-time", p.utilizationOverTime(),
-		"Solid: busy share of all pools; dashed: goodput, the share used by attempts that went on to complete. Each point is a bucket of the run; the last bucket is as long as what is left of the run.")
+		"Solid: busy share of all pools; dashed: goodput, the share whose work went into completed jobs (their completing attempts, and what checkpoints kept of their earlier ones; kept work of a job that failed is lost, as in the table). Each point is a bucket of the run; the last bucket is as long as what is left of the run.")
 	for i, res := range r.Runs {
 		p.figure(fmt.Sprintf("teams-%d", i), p.teamsOverTime(res), "Share of all pools held by each team's running jobs, stacked: the top edge is the run's busy share.")
 	}

@@ -294,12 +294,23 @@ func (c *collector) ran(e *engine, j *job, d, keep int64, o attemptOutcome) {
 		g.runningByType[t] -= int(j.k)
 	}
 	c.series.attempt(e.now-d, e.now, keep, int(j.k), o)
+	if o != attemptCompleted && keep > 0 {
+		j.keptSpans = append(j.keptSpans, span{from: e.now - d, to: e.now - d + keep})
+	}
 	c.end = max(c.end, e.now)
 }
 
 // settle books the job's checkpointed work once it ended: goodput if it
-// completed, else lost.
+// completed, else lost — in the totals and, over the times the work ran,
+// in the series.
 func (c *collector) settle(j *job, completed bool) {
+	row := c.series.Lost
+	if completed {
+		row = c.series.Goodput
+	}
+	for _, sp := range j.keptSpans {
+		c.series.add(row, sp.from, sp.to, int(j.k))
+	}
 	for _, kp := range j.keep {
 		c.typeWork[kp.typ].settle(kp.is, kp.outcome, completed)
 		c.classes[j.class].work.settle(kp.is, kp.outcome, completed)

@@ -82,17 +82,20 @@ func (s *Series) integrate(from, to int64, running, waiting []int) {
 
 // attempt adds an attempt of k instances over [from, to) that ended with
 // o, of which checkpoints kept the first keep seconds: the completed
-// attempt and the kept part as goodput (kept work of a job that fails
-// later is not taken back: the totals are exact, the series not), the rest
-// as lost. The buckets exist, integrate having reached to.
+// attempt as goodput, the part not kept as lost. The kept part is booked
+// when the job ends (collector.settle): goodput if the job completes, lost
+// if it fails, as in the totals. The buckets exist, integrate having
+// reached to.
 func (s *Series) attempt(from, to, keep int64, k int, o attemptOutcome) {
 	if o == attemptCompleted {
 		s.add(s.Goodput, from, to, k)
 		return
 	}
-	s.add(s.Goodput, from, from+keep, k)
 	s.add(s.Lost, from+keep, to, k)
 }
+
+// span is [from, to) in simulated seconds.
+type span struct{ from, to int64 }
 
 func (s *Series) add(row []float64, from, to int64, k int) {
 	for from < to {

@@ -1,0 +1,44 @@
+package simulate
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/trace"
+)
+
+// TestGoodputSeriesMatchesTheTotals: the goodput and lost lines of the
+// report add up, over the run, to the totals' goodput and lost work —
+// also when checkpoints kept work of a job that then failed. On the default
+// platform sweep allows 86,400 s an attempt and no retry and checkpoints
+// every 1,800 s: a sweep job of 100,000 s times out at 86,400 s with 86,400
+// s kept (48 checkpoints) and fails, so its 2 × 86,400 instance-seconds are
+// all lost; a research job of 3,600 s completes: 2 × 3,600 of goodput.
+func TestGoodputSeriesMatchesTheTotals(t *testing.T) {
+	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
+		"0,100000,2,ml.p5.48xlarge,sweep,search-ranking\n" +
+		"0,3600,2,ml.p5.48xlarge,research,search-research\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(row []float64) float64 {
+		s := 0.0
+		for _, v := range row {
+			s += v
+		}
+		return s
+	}
+	w := res.InstanceSeconds
+	if w.Goodput != 2*3600 || w.Lost() != 2*86400 {
+		t.Errorf("totals: goodput %d, lost %d; want 7200 and 172800", w.Goodput, w.Lost())
+	}
+	if g, l := sum(res.series.Goodput), sum(res.series.Lost); math.Abs(g-float64(w.Goodput)) > 1e-6 || math.Abs(l-float64(w.Lost())) > 1e-6 {
+		t.Errorf("series: goodput %.0f, lost %.0f; want the totals' %d and %d", g, l, w.Goodput, w.Lost())
+	}
+}
