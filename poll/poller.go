@@ -3,6 +3,7 @@ package poll
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -142,15 +143,23 @@ func NewPoller(cfg PollerConfig) (*Poller, error) {
 	return &Poller{cfg: cfg, queueName: batchrules.JobQueueName(cfg.Queue), known: map[string]knownJob{}}, nil
 }
 
-// Invoke runs Poll, ignoring the scheduler's payload, and answers a short
-// JSON summary; a failed run's error is cut at contract.MaxLoggedChars.
-func (p *Poller) Invoke(ctx context.Context, _ []byte) ([]byte, error) {
+// Answer is a scheduled run's answer.
+type Answer struct {
+	RunnableJobs int `json:"runnableJobs"`
+	Records      int `json:"records"`
+}
+
+// Handle is one scheduled run, aws-lambda-go's typed handler like the other
+// functions': it runs Poll, ignoring the scheduler's payload (nothing in it
+// is trusted), and answers a short summary; a failed run's error is cut at
+// contract.MaxLoggedChars.
+func (p *Poller) Handle(ctx context.Context, _ json.RawMessage) (Answer, error) {
 	s, err := p.Poll(ctx)
 	if err != nil {
 		// What Batch answered is in the error: bounded, like every line.
-		return nil, errors.New(contract.Cut(err.Error(), contract.MaxLoggedChars))
+		return Answer{}, errors.New(contract.Cut(err.Error(), contract.MaxLoggedChars))
 	}
-	return fmt.Appendf(nil, `{"runnableJobs":%d,"records":%d}`, s.Runnable, s.Records), nil
+	return Answer{RunnableJobs: s.Runnable, Records: s.Records}, nil
 }
 
 // PollSummary says what one run saw and wrote.

@@ -339,7 +339,7 @@ func TestPollerRunsAsALambdaHandler(t *testing.T) {
 	var out bytes.Buffer
 	// An EventBridge Scheduler payload; the poller ignores it.
 	payload := []byte(`{"version":"0","id":"x","detail-type":"Scheduled Event","source":"aws.events","detail":{}}`)
-	resp, err := lambda.NewHandler(newPoller(t, f, &now, &out)).Invoke(context.Background(), payload)
+	resp, err := lambda.NewHandler(newPoller(t, f, &now, &out).Handle).Invoke(context.Background(), payload)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/batch"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
@@ -50,7 +49,7 @@ func run() error {
 	poller, err := poll.NewPoller(poll.PollerConfig{
 		Platform: p,
 		Queue:    os.Getenv(contract.EnvJobQueue),
-		Batch:    batch.NewFromConfig(cfg),
+		Batch:    poll.NewBatchClient(cfg, poll.DefaultRetryPolicy),
 		Now:      time.Now,
 		Out:      os.Stdout,
 		Log:      slog.New(slog.NewJSONHandler(os.Stderr, nil)),
@@ -58,6 +57,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	lambda.Start(poller)
+	lambda.Start(poller.Handle)
 	return nil
 }
