@@ -308,6 +308,9 @@ func (p *page) backlog() string {
 	for ri, res := range p.r.Runs {
 		s := res.series
 		for ci, class := range s.Classes {
+			if !hasJobs(res.Classes, class) {
+				continue // a class with no job in the trace draws no line
+			}
 			xs, ys := p.steps(s, ax, func(b int, span float64) float64 { return s.ClassWaiting[ci][b] / span })
 			for _, y := range ys {
 				top = math.Max(top, y)
@@ -517,4 +520,14 @@ func zeroShown(s string) bool {
 		digits = digits || r == '0'
 	}
 	return digits
+}
+
+// hasJobs reports whether the class named name had a job in the run.
+func hasJobs(classes []GroupStats, name string) bool {
+	for _, g := range classes {
+		if g.Name == name {
+			return g.Jobs > 0
+		}
+	}
+	return false
 }

@@ -42,3 +42,23 @@ func TestGoodputSeriesMatchesTheTotals(t *testing.T) {
 		t.Errorf("series: goodput %.0f, lost %.0f; want the totals' %d and %d", g, l, w.Goodput, w.Lost())
 	}
 }
+
+// TestAClassWithoutJobsDrawsNoBacklogLine: the trace above has sweep and
+// research jobs and no production job.
+func TestAClassWithoutJobsDrawsNoBacklogLine(t *testing.T) {
+	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
+		"0,3600,2,ml.p5.48xlarge,sweep,search-ranking\n" +
+		"0,3600,2,ml.p5.48xlarge,research,search-research\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Label = "default"
+	svg := (&page{r: &Report{Runs: []*Result{res}}}).backlog()
+	if strings.Contains(svg, "production · default") || !strings.Contains(svg, "sweep · default") || !strings.Contains(svg, "research · default") {
+		t.Errorf("backlog legend: want sweep and research, not production:\n%s", svg)
+	}
+}
