@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -128,6 +127,10 @@ type cmd struct {
 	// given are the flags the command line gave.
 	defaults *cli.Defaults
 	given    map[string]bool
+	// artifactsBucket and account (submit) are deployment facts the
+	// dry-run checks locations against; unchecked is what it could not.
+	artifactsBucket, account string
+	unchecked                []string
 }
 
 func (c *cmd) common() {
@@ -209,7 +212,9 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 	c.fs.IntVar(&maxRuntime, "max-runtime-seconds", 0, "lower the class's maximum runtime of one attempt")
 	c.fs.IntVar(&retries, "retries", 0, "lower the class's number of retries")
 	c.fs.Var(tags, "tag", "job tag `key=value` (repeatable)")
-	c.fs.BoolVar(&c.dryRun, "dry-run", false, "check the request against the platform and print it, with the function it would invoke; invoke nothing")
+	c.fs.BoolVar(&c.dryRun, "dry-run", false, "check the request as the function would (the same check) and print it, with the function it would invoke; invoke nothing")
+	c.fs.StringVar(&c.artifactsBucket, "artifacts-bucket", "", "with --dry-run: the platform's artifacts bucket (the stack's ArtifactsBucketName output; default: $"+EnvArtifactsBucket+", else not checked)")
+	c.fs.StringVar(&c.account, "account", "", "with --dry-run: the stack's AWS account, which its ECR repositories and KMS keys are in (default: not checked)")
 	return func() (contract.Request, error) {
 		if c.fs.NArg() > 0 {
 			return req, cli.Usagef("unexpected arguments %q (submit takes flags only)", c.fs.Args())
@@ -224,7 +229,8 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			// named here rather than dropped on the way.
 			var ps contract.Problems
 			if out, ps = contract.DecodeRequest(b); len(ps) > 0 {
-				return out, errors.New(ps.Report("request file " + file))
+				// What the function would answer for the same request.
+				return out, &contract.FunctionError{Type: string(contract.KindValidation), Message: ps.Report("invalid request file " + file)}
 			}
 			if len(out.TrainingJob) > 0 {
 				if ps := checkTrainingJob(out.TrainingJob); len(ps) > 0 {
@@ -297,9 +303,11 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 			if err != nil {
 				return out, err
 			}
-			if ps := checkSubmit(p, out); len(ps) > 0 {
-				return out, errors.New(ps.Report(fmt.Sprintf("invalid request for platform %q (%s)", p.Name, c.defaults.PlatformSource(c.platform))))
+			v, err := c.checkSubmit(context.Background(), p, out)
+			if err != nil {
+				return out, err
 			}
+			c.unchecked = v.Unchecked
 		}
 		return out, nil
 	}
@@ -395,6 +403,9 @@ type DryRun struct {
 	Function  string           `json:"function"`
 	Qualifier string           `json:"qualifier,omitempty"`
 	Request   contract.Request `json:"request"`
+	// Unchecked lists what the check could not decide for want of a
+	// deployment fact ("field: why"); the function decides it.
+	Unchecked []string `json:"unchecked,omitempty"`
 }
 
 func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
@@ -402,7 +413,7 @@ func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
 	if err != nil {
 		return err
 	}
-	d := DryRun{DryRun: true, Function: name, Qualifier: c.qualifier(), Request: req}
+	d := DryRun{DryRun: true, Function: name, Qualifier: c.qualifier(), Request: req, Unchecked: c.unchecked}
 	if c.output == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -412,7 +423,16 @@ func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	_, err = fmt.Fprintf(w, "dry run: the request is valid for the platform; nothing was sent.\nwould invoke %s with:\n%s\n", qualified(name, c.qualifier()), b)
+	if _, err = fmt.Fprintf(w, "dry run: the request passes the function's check; nothing was sent.\n"); err != nil {
+		return err
+	}
+	if len(c.unchecked) > 0 {
+		fmt.Fprintf(w, "not checked here for want of a deployment fact (--artifacts-bucket, --account, --region; the function checks them):\n")
+		for _, u := range c.unchecked {
+			fmt.Fprintf(w, "  - %s\n", u)
+		}
+	}
+	_, err = fmt.Fprintf(w, "would invoke %s with:\n%s\n", qualified(name, c.qualifier()), b)
 	return err
 }
 

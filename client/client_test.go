@@ -131,7 +131,7 @@ func TestRequestFileIsDecodedStrictly(t *testing.T) {
 		{"a misspelt field is named with the fields allowed", `{"jobNmae":"a","team":"search-ranking","class":"sweep","trainingJob":{}}`,
 			[]string{"(1 problem)", `jobNmae: got an unknown field, want one of: `, "jobName"}},
 		{"a value of the wrong type is named with the type wanted", `{"jobName":"a","team":"search-ranking","class":"sweep","priority":"high","trainingJob":{}}`,
-			[]string{`priority: got "high", want a whole number`}},
+			[]string{`priority: got "high", want an integer written with digits only`}},
 		{"every mistake is named at once", `{"jobNmae":"a","tags":["x"],"class":"sweep"}`,
 			[]string{"(2 problems)", "jobNmae: got an unknown field", "tags: got a list, want an object of string values"}},
 		{"text that is not JSON is named as such", `jobName: a`,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // JSON as trainq reads it from callers and from AWS: member names are
@@ -82,11 +83,16 @@ func SplitObject(data []byte) ([]Member, error) {
 // What says what is wrong.
 type JSONProblem struct {
 	Path, What string
+	// Text is set when the problem is a string that is not valid Unicode
+	// text (What says where): encoding/json would silently put U+FFFD in
+	// its place.
+	Text bool
 }
 
 // CheckJSON returns the first place where data nests more than maxDepth
-// levels deep (an object or a list is a level) or an object repeats a member
-// name, or nil. It stops without a problem at the first syntax error:
+// levels deep (an object or a list is a level), an object repeats a member
+// name, or a string (a name or a value) is not valid Unicode text: bytes
+// that are not UTF-8, or a \u escape of a lone surrogate. Else nil. It stops without a problem at the first syntax error:
 // json.Unmarshal reports those.
 func CheckJSON(data []byte, maxDepth int) *JSONProblem {
 	s := &scanner{data: data, maxDepth: maxDepth}
@@ -230,11 +236,15 @@ func (s *scanner) check(path string, depth int) (*JSONProblem, error) {
 		}
 		for {
 			s.ws()
+			nameAt := s.pos
 			name, err := s.str()
 			if err != nil {
 				return nil, errSyntax
 			}
 			field := joinPath(path, name)
+			if why := textProblem(s.data[nameAt:s.pos]); why != "" {
+				return &JSONProblem{Path: field, What: "a member name that is " + why, Text: true}, nil
+			}
 			if seen[name] {
 				return &JSONProblem{Path: field, What: fmt.Sprintf("member %q given twice", Cut(name, MaxShownChars))}, nil
 			}
@@ -284,10 +294,66 @@ func (s *scanner) check(path string, depth int) (*JSONProblem, error) {
 			}
 		}
 	}
+	at := s.pos
 	if err := s.skip(); err != nil {
 		return nil, errSyntax
 	}
+	if s.data[at] == '"' {
+		if why := textProblem(s.data[at:s.pos]); why != "" {
+			return &JSONProblem{Path: path, What: "a string that is " + why, Text: true}, nil
+		}
+	}
 	return nil, nil
+}
+
+// textProblem says why the JSON string raw (quotes included) is not valid
+// Unicode text, or returns "": bytes that are not UTF-8, or a \u escape of
+// a surrogate that is not the first of a pair followed by the second.
+func textProblem(raw []byte) string {
+	for i := 1; i < len(raw)-1; {
+		c := raw[i]
+		if c != '\\' {
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return fmt.Sprintf("not valid UTF-8 (byte 0x%02x at character %d)", c, utf8.RuneCount(raw[1:i])+1)
+			}
+			i += n
+			continue
+		}
+		if i+1 < len(raw) && raw[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r1, ok := hex4(raw, i+2)
+		if !ok {
+			return ""
+		}
+		switch {
+		case r1 >= 0xD800 && r1 < 0xDC00:
+			r2, ok := rune(0), false
+			if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				r2, ok = hex4(raw, i+8)
+			}
+			if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+				return fmt.Sprintf("not valid Unicode (a lone surrogate \\u%04X)", r1)
+			}
+			i += 12
+		case r1 >= 0xDC00 && r1 <= 0xDFFF:
+			return fmt.Sprintf("not valid Unicode (a lone surrogate \\u%04X)", r1)
+		default:
+			i += 6
+		}
+	}
+	return ""
+}
+
+// hex4 reads the four hex digits at raw[i:].
+func hex4(raw []byte, i int) (rune, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(raw[i:i+4]), 16, 32)
+	return rune(v), err == nil
 }
 
 func joinPath(path, name string) string {

@@ -148,6 +148,12 @@ func DecodeRequest(data []byte) (Request, Problems) {
 			ps.Addf(field, Shown(p.What), "at most %d levels of nesting", MaxRequestDepth)
 			return req, ps
 		}
+		if p.Text {
+			// Decoding would put U+FFFD in its place: the job would run
+			// with a value the caller never sent.
+			ps.Add(field, Shown(p.What), "valid Unicode text (UTF-8, surrogate escapes only in pairs), never repaired silently")
+			return req, ps
+		}
 		ps.Add(field, Shown(p.What), "each member once (names are case-sensitive; a repeated one is never silently dropped)")
 	}
 	members, err := SplitObject(data)
@@ -199,7 +205,9 @@ func DescribeJSON(data []byte) string {
 		return p.What
 	}
 	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber() // 1e400 is JSON, if beyond any float64
+	if err := d.Decode(&v); err != nil || d.More() {
 		return "text that is not JSON"
 	}
 	switch v := v.(type) {
@@ -226,7 +234,7 @@ func wantedJSON(t reflect.Type) string {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return "a whole number"
+		return "an integer written with digits only, such as 50"
 	case reflect.String:
 		return "a string"
 	}

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/trainq/trainq/batchrules"
@@ -90,4 +91,73 @@ func (p *Platform) RerouteTarget(c Class, team Team, instanceType string, n int,
 		}
 	}
 	return "", false
+}
+
+// JobLimit is the most instances of one instance type a single job of a
+// team could ever get, and the numbers it comes from: the rule by which the
+// door refuses a job that can never start, the simulator fails one
+// (never-fits) and trainq status explains one (contract.ReasonNeverFits).
+type JobLimit struct {
+	Team, InstanceType string
+	// Pool is the pool's instances of the type.
+	Pool int
+	// Quota mode only: Quota is the team's quota of the type, MayBorrow what
+	// it may borrow beyond it (batchrules.Limit.MaxBorrowed), Reserved the
+	// other teams' quotas of reserve shares, which they never lend.
+	QuotaMode                  bool
+	Quota, MayBorrow, Reserved int
+	// Max is the most: Pool, or in quota mode what the team's share could
+	// ever hold (batchrules.TypeState.MaxHeld: its quota plus what it may
+	// borrow, within the pool less the reserved quotas).
+	Max int
+}
+
+// JobLimit is the most instances of instanceType one job of team could ever
+// get on p (see the type). A job asking for more never starts: in AWS Batch
+// it blocks the head of the queue until the queue's time limit action
+// terminates it (docs/platform.md, "Jobs that block the queue").
+func (p *Platform) JobLimit(team Team, instanceType string) JobLimit {
+	l := JobLimit{Team: team.Name, InstanceType: instanceType, Pool: p.PoolInstances(instanceType)}
+	l.Max = l.Pool
+	if p.Scheduling.Mode == ModeFairShare {
+		return l
+	}
+	shares := p.QuotaShares()
+	for i, s := range shares {
+		if s.Name != team.Name {
+			continue
+		}
+		st := batchrules.StateOf(instanceType, l.Pool, shares, nil)
+		me := st.Shares[i]
+		l.QuotaMode = true
+		l.Quota, l.MayBorrow = me.Capacity, me.MaxBorrowed(l.Pool)
+		for r, other := range st.Shares {
+			if r != i && other.Strategy == batchrules.Reserve {
+				l.Reserved += other.Capacity
+			}
+		}
+		l.Max = st.MaxHeld(i)
+	}
+	return l
+}
+
+// Fits reports whether a job of n instances could ever start.
+func (l JobLimit) Fits(n int64) bool { return n <= int64(l.Max) }
+
+// Explain says in words why a job of n instances never starts (after "it
+// never starts:"), with the numbers.
+func (l JobLimit) Explain(n int64) string {
+	if !l.QuotaMode || n > int64(l.Pool) {
+		return fmt.Sprintf("it needs %d × %s and the pool has %d", n, l.InstanceType, l.Pool)
+	}
+	why := fmt.Sprintf("its quota %d", l.Quota)
+	if l.MayBorrow > 0 {
+		why += fmt.Sprintf(" plus the %d it may borrow", l.MayBorrow)
+	}
+	if l.Reserved > 0 {
+		why += fmt.Sprintf(", within the pool of %d less %d reserved by other teams", l.Pool, l.Reserved)
+	} else {
+		why += fmt.Sprintf(", within the pool of %d", l.Pool)
+	}
+	return fmt.Sprintf("it needs %d × %s and team %s can ever hold %d (%s)", n, l.InstanceType, l.Team, l.Max, why)
 }

@@ -288,14 +288,12 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 		e.limits = append(e.limits, l)
 		e.inShare = append(e.inShare, e.mode == platform.ModeQuota && t.PreemptsInShare())
 	}
+	// The one never-fits rule (platform.JobLimit), which the submission
+	// door refuses by and trainq status explains by.
 	e.maxHeld = grid(nShares, nt)
-	for ti := range e.types {
-		st := batchrules.TypeState{Pool: e.pool[ti], Shares: make([]batchrules.ShareState, nShares)}
+	for ti, it := range e.types {
 		for s := range nShares {
-			st.Shares[s].Limit = e.limits[s][ti]
-		}
-		for s := range nShares {
-			e.maxHeld[s][ti] = st.MaxHeld(s)
+			e.maxHeld[s][ti] = p.JobLimit(p.Teams[s], it).Max
 		}
 	}
 	e.teamUsed = grid(nShares, nt)

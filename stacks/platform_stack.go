@@ -312,29 +312,26 @@ func (im *trainingImports) repository(name string) awsecr.IRepository {
 // section. The queue's own role (team == nil) gets no artifacts: nothing of
 // the platform passes it. Nothing else.
 func executionRoleProps(stack awscdk.Stack, im *trainingImports, p *platform.Platform, artifacts awss3.IBucket, team *platform.Team) *tq.ExecutionRoleProps {
-	t := p.Training
-	props := &tq.ExecutionRoleProps{AWSManagedImages: jsii.Bool(t.UsesAWSManagedImages())}
-	s3Read, s3Write, repos := t.S3Read, t.S3Write, t.ECRRepositories
-	if team != nil {
-		props.Write = []tq.S3Location{{Bucket: artifacts, Prefix: platform.ArtifactsPrefix(team.Name)}}
-		tt := team.TrainingOf()
-		s3Read = append(append([]string(nil), s3Read...), tt.S3Read...)
-		s3Write = append(append([]string(nil), s3Write...), tt.S3Write...)
-		repos = append(append([]string(nil), repos...), tt.ECRRepositories...)
+	// The role's reach is platform.ReachOf's, which the submission door
+	// checks payloads against: the grants and the check cannot drift.
+	r := p.ReachOf(team)
+	props := &tq.ExecutionRoleProps{AWSManagedImages: jsii.Bool(r.AWSManagedImages)}
+	if r.ArtifactsPrefix != "" {
+		props.Write = []tq.S3Location{{Bucket: artifacts, Prefix: r.ArtifactsPrefix}}
 	}
-	for _, uri := range s3Read {
+	for _, uri := range r.Read {
 		props.Read = append(props.Read, im.location(uri))
 	}
-	for _, uri := range s3Write {
+	for _, uri := range r.Write {
 		props.Write = append(props.Write, im.location(uri))
 	}
-	for _, name := range repos {
+	for _, name := range r.Repositories {
 		props.Repositories = append(props.Repositories, im.repository(name))
 	}
-	if t.VPC != nil {
-		props.VPC = &tq.TrainingVPC{Subnets: t.VPC.Subnets, SecurityGroups: t.VPC.SecurityGroups}
+	if r.VPC != nil {
+		props.VPC = &tq.TrainingVPC{Subnets: r.VPC.Subnets, SecurityGroups: r.VPC.SecurityGroups}
 	}
-	for i, k := range t.KMSKeys {
+	for i, k := range r.KMSKeys {
 		key, ok := im.keys[k]
 		if !ok {
 			key = awskms.Key_FromKeyArn(stack, jsii.String(fmt.Sprintf("TrainingKey%d", i)), jsii.String(k))

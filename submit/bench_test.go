@@ -13,7 +13,7 @@ import (
 // path with a Batch stub that answers at once: the handler's own time per
 // request, excluding the Batch calls (lookup, snapshot, submit).
 func BenchmarkInvoke(b *testing.B) {
-	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{}})
+	h, err := submit.New(submit.Config{Platform: declareFixtures(platform.Default()), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{}})
 	if err != nil {
 		b.Fatal(err)
 	}

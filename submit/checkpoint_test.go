@@ -110,7 +110,7 @@ func TestNoCheckpointBucketNoCheckpoints(t *testing.T) {
 // TestCheckpointBucketMustBeABucketName: the setting and the config refuse
 // what is no S3 bucket name, naming it.
 func TestCheckpointBucketMustBeABucketName(t *testing.T) {
-	_, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{},
+	_, err := submit.New(submit.Config{Platform: declareFixtures(platform.Default()), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{},
 		CheckpointBucket: "s3://Bucket/x"})
 	if err == nil || !strings.Contains(err.Error(), `CheckpointBucket: got "s3://Bucket/x", want an S3 bucket name`) {
 		t.Errorf("New: %v", err)

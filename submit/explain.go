@@ -80,8 +80,10 @@ var blockedWords = map[string]string{
 //     (batchrules.BlockedReason), or the job at the head of the queue has
 //     such a reason: queue-blocked;
 //   - its instance type is not in the pool: not-in-pool;
+//   - more instances than its team could ever get (platform.JobLimit):
+//     never-fits;
 //   - quota mode, with per-share usage, for its share's state of the type
-//     (batchrules.StateOf): more instances than MaxHeld: never-fits; no Fit:
+//     (batchrules.StateOf): no Fit:
 //     borrow-limit when used + instances exceeds the share's Ceiling though
 //     it may borrow (MaxBorrowed > 0), quota-full when it exceeds the
 //     Ceiling and it may not borrow, or exceeds the quota with too little
@@ -142,6 +144,12 @@ func Explain(p *platform.Platform, j WaitingJob, u *batchrules.Usage, f Front) c
 		e.Reason = contract.ReasonNotInPool
 		e.Message = fmt.Sprintf("%s is not in the platform's pool (%s): the job never starts; cancel it and submit it with one of those.", it, strings.Join(p.InstanceTypes(), ", "))
 		return e
+	case !p.JobLimit(team, j.InstanceType).Fits(int64(k)) && (team.Name != "" || p.Scheduling.Mode == platform.ModeFairShare):
+		// The one never-fits rule, which the door refuses by and the
+		// simulator fails jobs by.
+		e.Reason = contract.ReasonNeverFits
+		e.Message = fmt.Sprintf("The job never starts: %s; cancel it and submit it with fewer instances.", p.JobLimit(team, j.InstanceType).Explain(int64(k)))
+		return e
 	case u == nil:
 		e.Reason = contract.ReasonUnknown
 		e.Message = "The queue snapshot carried no capacity usage to judge by."
@@ -182,11 +190,6 @@ func explainQuota(e *contract.Explanation, q batchrules.TypeState, s int, team, 
 		holds += fmt.Sprintf(" (it may borrow %d more: %s)", borrow, borrowWords(me.Limit))
 	}
 	switch {
-	case k > q.MaxHeld(s):
-		e.Reason = contract.ReasonNeverFits
-		e.Message = fmt.Sprintf("The job needs %d %s, more than team %s can ever hold (%d: its quota %d plus what it may borrow, within the pool of %d less other teams' reserved quotas): it never starts; cancel it and submit it with fewer instances.",
-			k, it, team, q.MaxHeld(s), me.Capacity, q.Pool)
-		return
 	case room.Fit(k) == batchrules.Wait && me.Used+k > ceiling && borrow > 0:
 		e.Reason = contract.ReasonBorrowLimit
 		e.Message = fmt.Sprintf("%s; with this job's %d it would hold %d, past its quota plus borrow limit of %d. It starts when the team's jobs free %d.",

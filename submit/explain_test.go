@@ -120,7 +120,7 @@ func TestDescribeExplainsWhyAJobWaits(t *testing.T) {
 			// ceiling 8 + 4 = 12) = 12; the job asks 13.
 			name: "more than the share can ever hold never fits", platform: explainPlatform, team: "vision", type_: p5, instances: 13, status: "RUNNABLE",
 			shares: map[string]map[string]float64{},
-			want:   contract.ReasonNeverFits, message: []string{"needs 13", "can ever hold (12"},
+			want:   contract.ReasonNeverFits, message: []string{"needs 13", "can ever hold 12"},
 		},
 		{
 			// vision holds 10 (quota 8 + 2 borrowed of speech's idle quota),

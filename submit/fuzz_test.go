@@ -54,7 +54,7 @@ func FuzzInvoke(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"trainingJob":{"ResourceConfig":{"InstanceCount":1e999}}}`))
 	f.Add([]byte(`{"action":"reprioritize","jobId":"j","priority":-1}`))
-	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{}})
+	h, err := submit.New(submit.Config{Platform: declareFixtures(platform.Default()), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{}})
 	if err != nil {
 		f.Fatal(err)
 	}

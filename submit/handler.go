@@ -41,6 +41,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -108,6 +109,7 @@ type Handler struct {
 	cfg     Config
 	allowed map[string]bool
 	log     *slog.Logger
+	env     door.Env // what the door knows of the deployment (doorEnv)
 }
 
 // New checks cfg and returns a Handler.
@@ -146,7 +148,7 @@ func New(cfg Config) (*Handler, error) {
 	if len(ps) > 0 {
 		return nil, fmt.Errorf("submit: invalid config:\n  - %s", strings.Join(ps, "\n  - "))
 	}
-	h := &Handler{cfg: cfg, allowed: map[string]bool{}, log: cfg.Logger}
+	h := &Handler{cfg: cfg, allowed: map[string]bool{}, log: cfg.Logger, env: doorEnv(cfg)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -228,7 +228,7 @@ func TestSubmitBadRequests(t *testing.T) {
 			name:       "a payload without the members SageMaker requires is refused",
 			fixture:    "bad-sagemaker-required.json",
 			wantType:   "ValidationError",
-			wantFields: []string{"trainingJob.AlgorithmSpecification.TrainingInputMode", "trainingJob.OutputDataConfig.S3OutputPath"},
+			wantFields: []string{"trainingJob.AlgorithmSpecification.TrainingInputMode", "trainingJob.OutputDataConfig.KmsKeyId", "trainingJob.OutputDataConfig.S3OutputPath"},
 		},
 		{
 			name:       "a payload naming another execution role is forbidden",
@@ -329,7 +329,7 @@ teams: [{name: vision, weight: 1}]
 	fake := newFake(t)
 	defer fake.Close()
 	h := newHandler(t, p, fake, fastPolicy)
-	req := `{"jobName":"resnet","team":"vision","class":"sweep","trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}}`
+	req := `{"jobName":"resnet","team":"vision","class":"sweep","trainingJob":{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}}`
 	// The request has no ResourceConfig: trainq fills the one pool type
 	// and one instance.
 	if _, ferr := invoke(t, invocation("", "req-1"), h, []byte(req)); ferr != nil {

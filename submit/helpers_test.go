@@ -57,6 +57,7 @@ func newHandlerWith(t *testing.T, p *platform.Platform, fake *batchtest.Server, 
 	if p == nil {
 		p = platform.Default()
 	}
+	p = declareFixtures(p)
 	cfg := submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: batchClient(fake, policy)}
 	edit(&cfg)
 	h, err := submit.New(cfg)
@@ -64,6 +65,21 @@ func newHandlerWith(t *testing.T, p *platform.Platform, fake *batchtest.Server, 
 		t.Fatal(err)
 	}
 	return h
+}
+
+// declareFixtures returns p, when it declares no training locations, with
+// those the tests' payloads use declared as a platform file would
+// (training.s3Write, training.ecrRepositories), so that the door's reach
+// lets them through; the reach itself is tested in package door and
+// test/door.
+func declareFixtures(p *platform.Platform) *platform.Platform {
+	if len(p.Training.S3Read)+len(p.Training.S3Write)+len(p.Training.ECRRepositories) > 0 {
+		return p
+	}
+	c := *p
+	c.Training.S3Write = []string{"s3://ml-artifacts/", "s3://a/", "s3://b/", "s3://bucket/", "s3://artifacts/", "s3://trainq-artifacts-0123/"}
+	c.Training.ECRRepositories = []string{"trainer", "train", "ranker"}
+	return &c
 }
 
 // invocation is the Lambda context of one invocation: alias ("" for

@@ -1,63 +1,24 @@
 package submit
 
 import (
-	"bytes"
-	"encoding/json"
-	"github.com/trainq/trainq/contract"
 	"strings"
+
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 )
 
 // trainingJob is a SageMaker CreateTrainingJob request kept as a generic
 // object, so that fields trainq does not know pass through untouched.
 type trainingJob map[string]any
 
-// decodeTrainingJob decodes the payload, keeping numbers exact.
-func decodeTrainingJob(raw json.RawMessage) (trainingJob, bool) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var tj trainingJob
-	if err := d.Decode(&tj); err != nil || tj == nil || d.More() {
-		return nil, false
-	}
-	return tj, true
-}
-
-// object returns the sub-object key (nil when absent) and whether the value,
-// if present, is an object.
-func (tj trainingJob) object(key string) (map[string]any, bool) {
-	v, ok := tj[key]
-	if !ok || v == nil {
-		return nil, true
-	}
-	m, ok := v.(map[string]any)
-	return m, ok
-}
-
 // ensure returns the sub-object key, creating it when absent.
-func (tj trainingJob) ensure(key string) map[string]any {
-	if m, ok := tj[key].(map[string]any); ok {
-		return m
-	}
-	m := map[string]any{}
-	tj[key] = m
-	return m
-}
+func (tj trainingJob) ensure(key string) map[string]any { return door.TrainingJob(tj).Ensure(key) }
+
+// marshal encodes the payload compactly, keys sorted (door.TrainingJob.Marshal).
+func (tj trainingJob) marshal() []byte { return door.TrainingJob(tj).Marshal() }
 
 // wholeNumber reads a JSON whole number.
 func wholeNumber(v any) (int64, bool) { return contract.WholeNumber(v) }
-
-// marshal encodes the payload compactly; keys come out sorted, so the same
-// request always gives the same bytes (Batch compares payloads of retries).
-func (tj trainingJob) marshal() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(map[string]any(tj)); err != nil {
-		// Only values decoded from JSON are in the map; they always encode.
-		panic("submit: encode training job: " + err.Error())
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
 
 // Batch does not use TrainingJobName as is: its service-linked role may only
 // create training jobs named AWSBatch*, and each attempt's training job is

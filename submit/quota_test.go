@@ -32,7 +32,7 @@ submission: {instanceTypes: [ml.g5.48xlarge, ml.p5.48xlarge, ml.p4d.24xlarge]}
 
 // visionJob asks for 2 instances of whatever type trainq chooses.
 const visionJob = `{"jobName":"vit","team":"vision","class":"research",` +
-	`"trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"},"ResourceConfig":{"InstanceCount":2}}}`
+	`"trainingJob":{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"},"ResourceConfig":{"InstanceCount":2}}}`
 
 func mustParse(t *testing.T, yaml string) *platform.Platform {
 	t.Helper()
@@ -135,12 +135,12 @@ func TestInstanceTypesWithoutTeamQuotaAreRefused(t *testing.T) {
 	}{
 		{
 			name:    "a requested fallback type the team has no quota for",
-			request: `{"jobName":"vit","team":"vision","class":"research","instanceTypes":["ml.p5.48xlarge","ml.g5.48xlarge"],"trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}}`,
+			request: `{"jobName":"vit","team":"vision","class":"research","instanceTypes":["ml.p5.48xlarge","ml.g5.48xlarge"],"trainingJob":{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}}`,
 			want:    `instanceTypes[1]: got "ml.g5.48xlarge", want an instance type team vision has a quota for (ml.p5.48xlarge, ml.p4d.24xlarge)`,
 		},
 		{
 			name:    "a payload instance type the team has no quota for",
-			request: `{"jobName":"vit","team":"vision","class":"research","trainingJob":{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"},"ResourceConfig":{"InstanceType":"ml.g5.48xlarge"}}}`,
+			request: `{"jobName":"vit","team":"vision","class":"research","trainingJob":{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"},"ResourceConfig":{"InstanceType":"ml.g5.48xlarge"}}}`,
 			want:    `trainingJob.ResourceConfig.InstanceType: got "ml.g5.48xlarge", want an instance type team vision has a quota for (ml.p5.48xlarge, ml.p4d.24xlarge)`,
 		},
 	}

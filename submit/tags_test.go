@@ -24,7 +24,7 @@ func taggedJob(t *testing.T, tags map[string]string) []byte {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{
 		"jobName": "resnet", "team": "vision", "class": "sweep", "tags": tags,
-		"trainingJob": json.RawMessage(`{"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}`),
+		"trainingJob": json.RawMessage(`{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/x/"}}`),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"math"
-	"strings"
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -30,233 +28,74 @@ type plan struct {
 }
 
 // validateSubmit checks a submit request against the platform and the
-// caller, collecting every problem. Forbidden problems (another class than
-// the alias's, another execution role) come back separately.
+// caller: the alias's class and team (Forbidden when the request names
+// others), then the door (door.Check), the one check trainq submit
+// --dry-run and the re-router run too. Forbidden problems come back
+// separately.
 func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, problems, problems) {
-	var ps, denied problems
-	p := h.cfg.Platform
-	pl := &plan{priority: platform.DefaultRequestPriority}
-
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"jobId", req.JobID != ""}, {"reason", req.Reason != ""}} {
-		if f.set {
-			ps.Add(f.name, contract.Shown("a value"), "no value for action submit (it belongs to describe, cancel and reprioritize)")
-		}
-	}
-
+	var denied problems
 	className := req.Class
 	if caller.Class != "" {
 		if req.Class != "" && req.Class != caller.Class {
-			denied.Addf("class", req.Class, "%q, the class of the alias invoked (invoke the %q alias to use that class, if you are granted it)", caller.Class, platform.SubmitAliasName(req.Class, caller.Team))
+			denied.Addf("class", req.Class, "%q, the class of the alias invoked%s", caller.Class, aliasHint(h.cfg.Platform, req.Class, caller.Team, "to use that class"))
 		}
 		className = caller.Class
 	}
 	teamName := req.Team
 	if caller.Team != "" {
 		if req.Team != "" && req.Team != caller.Team {
-			denied.Addf("team", req.Team, "%q, the team of the alias invoked (invoke the %q alias to submit for that team, if you are granted it)", caller.Team, platform.SubmitAliasName(className, req.Team))
+			denied.Addf("team", req.Team, "%q, the team of the alias invoked%s", caller.Team, aliasHint(h.cfg.Platform, className, req.Team, "to submit for that team"))
 		}
 		teamName = caller.Team
 	}
-	ps = append(ps, contract.CheckSubmit(p, req, contract.CheckOptions{Class: className, Team: teamName})...)
-
-	team, _ := p.Team(teamName)
-	pl.team = team
-	class, ok := p.Class(className)
-	pl.class = class
-	if v := req.Priority; v != nil && *v >= 0 && *v <= platform.RequestPriorityMax {
-		pl.priority = *v
-	}
-	pl.token = clientToken(teamName, className, req.IdempotencyKey, caller.RequestID)
-	pl.batchJobName = req.JobName + "-" + pl.token[:contract.JobNameSuffixLength]
-
-	pl.attempts = class.Attempts()
-	if v := req.Retries; v != nil && *v >= 0 && *v <= pl.attempts-1 {
-		pl.attempts = *v + 1
-	}
-	pl.runtime = class.MaxRuntimeSeconds
-	if v := req.MaxRuntimeSeconds; v != nil && *v >= 1 && (!ok || *v <= class.MaxRuntimeSeconds) {
-		pl.runtime = *v
-	}
-
+	pl := &plan{token: clientToken(teamName, className, req.IdempotencyKey, caller.RequestID)}
+	suffix := pl.token[:contract.JobNameSuffixLength]
+	pl.batchJobName = req.JobName + "-" + suffix
+	v := door.Check(h.cfg.Platform, h.env, req, door.Options{Class: className, Team: teamName,
+		TrainingJobName: defaultTrainingJobName(req.JobName, suffix), BatchJobName: pl.batchJobName})
+	j := v.Job
+	pl.class, pl.team, pl.priority, pl.attempts, pl.runtime = j.Class, j.Team, j.Priority, j.Attempts, j.Runtime
+	pl.payload, pl.candidates, pl.instanceCount = trainingJob(j.Payload), j.Candidates, j.InstanceCount
 	pl.tags = make(map[string]string, len(req.Tags)+4)
 	for k, v := range req.Tags {
 		pl.tags[k] = v
 	}
-	h.validateTrainingJob(&ps, &denied, pl, req, ok)
-	return pl, ps, denied
+	return pl, v.Invalid, append(denied, v.Forbidden...)
 }
 
-// quotaMode reports whether the queue uses quota shares.
-func (h *Handler) quotaMode() bool {
-	return h.cfg.Platform.Scheduling.Mode != platform.ModeFairShare
+// aliasHint names the alias of class and team, to do what, when both are
+// the platform's (an alias of a name that is not cannot exist).
+func aliasHint(p *platform.Platform, class, team, what string) string {
+	_, classOK := p.Class(class)
+	_, teamOK := p.Team(team)
+	if !classOK || !teamOK {
+		return ""
+	}
+	return fmt.Sprintf(" (invoke the %q alias %s, if you are granted it)", platform.SubmitAliasName(class, team), what)
 }
 
-// teamTypes lists the submission instance types team has a quota for, in
-// the platform's fallback order. In fair-share mode every type qualifies.
-func (h *Handler) teamTypes(team platform.Team) []string {
-	var out []string
-	for _, it := range h.cfg.Platform.Submission.InstanceTypes {
-		if !h.quotaMode() || team.CapacityOf(it) > 0 {
-			out = append(out, it)
+// doorEnv is what the function knows of its deployment for the door: the
+// artifacts bucket (the checkpoint bucket), the stack's account and region
+// (the queue's) and every team's execution role.
+func doorEnv(cfg Config) door.Env {
+	env := door.Env{ArtifactsBucket: cfg.CheckpointBucket, ExecutionRoles: map[string]string{}}
+	if q, err := batchrules.ParseJobQueueARN(cfg.JobQueue); err == nil {
+		env.Account, env.Region = q.Account, q.Region
+	}
+	for _, t := range cfg.Platform.TeamNames() {
+		if r, ok := cfg.ExecutionRoleARNs[t]; ok {
+			env.ExecutionRoles[t] = r
+		} else {
+			env.ExecutionRoles[t] = cfg.ExecutionRoleARN
 		}
 	}
-	return out
+	return env
 }
 
-// validateTrainingJob checks the SageMaker request and fills in what trainq
-// decides: role, name, runtime, instance type and count. trainq's own rules
-// come first (the role is pinned, heterogeneous clusters are refused, the
-// instance type and runtime are the platform's and the class's); then the
-// filled-in payload is checked against SageMaker's CreateTrainingJobRequest
-// (checkSageMaker), leaving out fields trainq's rules already reported.
-// classOK says whether the class is known (so that its limits apply).
-func (h *Handler) validateTrainingJob(ps, denied *problems, pl *plan, req contract.Request, classOK bool) {
-	if len(req.TrainingJob) == 0 {
-		return // contract.CheckSubmit reported it
-	}
-	tj, ok := decodeTrainingJob(req.TrainingJob)
-	if !ok {
-		ps.Add("trainingJob", contract.Shown(contract.DescribeJSON(req.TrainingJob)), "a SageMaker CreateTrainingJob request object")
-		return
-	}
-	pl.payload = tj
-	// contract.CheckSubmit's problems of the training job count as reported.
-	before, deniedBefore := 0, len(*denied)
-
-	// The team's own role: a team's jobs reach its data, never another's.
-	execRole := h.executionRole(pl.team.Name)
-	switch role := tj["RoleArn"].(type) {
-	case nil:
-	case string:
-		if role != execRole {
-			denied.Addf("trainingJob.RoleArn", role, "the execution role of team %s, %s, or no value", pl.team.Name, execRole)
-		}
-	default:
-		ps.Add("trainingJob.RoleArn", contract.Shown(valueKind(role)), "a string (the team's execution role), or no value")
-	}
-	tj["RoleArn"] = execRole
-
-	if _, given := tj["TrainingJobName"]; !given {
-		tj["TrainingJobName"] = defaultTrainingJobName(req.JobName, pl.token[:contract.JobNameSuffixLength])
-	}
-	h.checkpoint(tj, pl, classOK)
-
-	rc, isObj := tj.object("ResourceConfig")
-	if !isObj {
-		ps.Add("trainingJob.ResourceConfig", contract.Shown(valueKind(tj["ResourceConfig"])), "an object")
-		rc = nil
-	}
-	pl.instanceCount = 1
-	var payloadType string
-	if rc != nil {
-		switch it := rc["InstanceType"].(type) {
-		case nil:
-		case string:
-			payloadType = it // contract.CheckSubmit checks it
-		default:
-			ps.Add("trainingJob.ResourceConfig.InstanceType", contract.Shown(valueKind(it)), "a string, or no value")
-		}
-		if v, present := rc["InstanceCount"]; present {
-			if n, ok := wholeNumber(v); ok && n >= 1 && n <= math.MaxInt32 {
-				pl.instanceCount = n // else contract.CheckSubmit reported it
-			}
-		}
-	}
-	switch {
-	case len(req.InstanceTypes) > 0:
-		pl.candidates = req.InstanceTypes
-	case payloadType != "":
-		pl.candidates = []string{payloadType}
-	case pl.team.Name == "":
-		pl.candidates = h.cfg.Platform.Submission.InstanceTypes
-	default:
-		pl.candidates = h.teamTypes(pl.team)
-		if len(pl.candidates) == 0 {
-			ps.Addf("team", pl.team.Name, "a team with a quota for one of the submission instance types (%s)", strings.Join(h.cfg.Platform.Submission.InstanceTypes, ", "))
-		}
-	}
-
-	sc, isObj := tj.object("StoppingCondition")
-	if !isObj {
-		ps.Add("trainingJob.StoppingCondition", contract.Shown(valueKind(tj["StoppingCondition"])), "an object")
-		sc = nil
-	}
-	if v, present := sc["MaxRuntimeInSeconds"]; present {
-		// contract.CheckSubmit reports a runtime out of range.
-		if n, ok := wholeNumber(v); ok && n >= 1 && (!classOK || n <= int64(pl.class.MaxRuntimeSeconds)) && n < int64(pl.runtime) {
-			pl.runtime = int(n)
-		}
-	}
-	if pl.runtime > 0 && isObj {
-		tj.ensure("StoppingCondition")["MaxRuntimeInSeconds"] = json.Number(fmt.Sprint(pl.runtime))
-	}
-	if len(pl.candidates) > 0 && (rc != nil || tj["ResourceConfig"] == nil) {
-		// Measure with the longest candidate: the chosen one fits too.
-		longest := ""
-		for _, c := range pl.candidates {
-			if len(c) > len(longest) {
-				longest = c
-			}
-		}
-		rc := tj.ensure("ResourceConfig")
-		rc["InstanceType"] = longest
-		if _, ok := rc["InstanceCount"]; !ok {
-			rc["InstanceCount"] = json.Number("1")
-		}
-	}
-
-	reported := map[string]bool{}
-	for _, p := range (*ps)[before:] {
-		reported[p.Field] = true
-	}
-	for _, p := range (*denied)[deniedBefore:] {
-		reported[p.Field] = true
-	}
-	checkSageMaker(ps, "trainingJob", map[string]any(tj), reported)
-	if n := len(tj.marshal()); n > batchrules.MaxServiceRequestPayloadBytes {
-		ps.Addf("trainingJob", fmt.Sprintf("%d bytes once filled in", n), "at most %d bytes (AWS Batch's limit on a service request payload)", batchrules.MaxServiceRequestPayloadBytes)
-	}
-}
-
-// CheckpointURI is where the checkpoints of the Batch job named jobName
-// (its idempotency suffix included) of team go:
-// s3://BUCKET/<team>/checkpoints/<jobName>/, under the team's artifacts
-// prefix (platform.ArtifactsPrefix), which only the team's execution role
-// reaches. Every attempt of the job gets the same payload from Batch, so
-// the same location: a retried or preempted attempt finds the checkpoints
-// of the one before.
+// CheckpointURI is where the checkpoints of the Batch job named jobName of
+// team go: door.CheckpointURI.
 func CheckpointURI(bucket, team, jobName string) string {
-	return "s3://" + bucket + "/" + platform.ArtifactsPrefix(team) + "checkpoints/" + jobName + "/"
-}
-
-// checkpoint gives a job of a class with checkpoints (Class.Checkpoints)
-// SageMaker's CheckpointConfig with S3Uri CheckpointURI, so that the
-// training code's /opt/ml/checkpoints is synced to it; a CheckpointConfig
-// the caller gave is kept (and checked against SageMaker's model like the
-// rest). Without a checkpoint bucket nothing is set (New logged it).
-func (h *Handler) checkpoint(tj trainingJob, pl *plan, classOK bool) {
-	if _, on := pl.class.CheckpointInterval(); !classOK || !on || h.cfg.CheckpointBucket == "" || pl.team.Name == "" {
-		return
-	}
-	if v, given := tj["CheckpointConfig"]; given && v != nil {
-		return
-	}
-	tj["CheckpointConfig"] = map[string]any{"S3Uri": CheckpointURI(h.cfg.CheckpointBucket, pl.team.Name, pl.batchJobName)}
-}
-
-// valueKind names a decoded JSON value for a message.
-func valueKind(v any) string { return contract.ValueKind(v) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return door.CheckpointURI(bucket, team, jobName)
 }
 
 // clientToken derives Batch's clientToken (64 hex digits, Batch's maximum

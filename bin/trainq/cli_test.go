@@ -205,7 +205,7 @@ func TestSubmitChecksBeforeInvoking(t *testing.T) {
 			[]string{"twice.json:1:26: trainingJob.OutputDataConfig: got a member given twice"}},
 		{"a missing file is named", []string{"--training-job", filepath.Join(dir, "missing.json")}, []string{"missing.json"}},
 		{"dry run refuses what the platform does not allow", []string{"--training-job", "examples/job.json", "--priority", "120", "--instance-types", "ml.g5.xlarge", "--dry-run"},
-			[]string{`invalid request for platform "trainq" (the embedded default platform`, `(3 problems)`, "priority: got 120", `instanceTypes[0]: got "ml.g5.xlarge"`}},
+			[]string{`ValidationError: invalid request (3 problems)`, "priority: got 120", `instanceTypes[0]: got "ml.g5.xlarge"`, `(checked against platform "trainq", the embedded default platform`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

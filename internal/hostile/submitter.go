@@ -51,8 +51,10 @@ func request(top []string, tj []string) []byte {
 
 var (
 	baseTop = []string{`"jobName":"bert-base"`, `"team":"search-ranking"`, `"class":"research"`}
-	baseTJ  = []string{`"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:latest","TrainingInputMode":"File"}`,
-		`"OutputDataConfig":{"S3OutputPath":"s3://ml-artifacts/bert-base/"}`}
+	// A training job valid on the default platform: AWS's PyTorch image
+	// of us-east-1 and an output under the team's artifacts prefix.
+	baseTJ = []string{`"AlgorithmSpecification":{"TrainingImage":"763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.3.0-gpu-py311","TrainingInputMode":"File"}`,
+		`"OutputDataConfig":{"S3OutputPath":"s3://trainq-artifacts-0123/search-ranking/models/bert-base/"}`}
 )
 
 func top(extra ...string) []string { return append(append([]string(nil), baseTop...), extra...) }
@@ -231,7 +233,7 @@ func SubmitterCases() []SubmitterCase {
 		},
 		{
 			Name:     "a TrainingInputMode SageMaker does not have is refused",
-			Request:  fixed(request(top(), replace(tj(), "AlgorithmSpecification", `"AlgorithmSpecification":{"TrainingImage":"x","TrainingInputMode":"Stream"}`))),
+			Request:  fixed(request(top(), replace(tj(), "AlgorithmSpecification", `"AlgorithmSpecification":{"TrainingImage":"763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.3.0-gpu-py311","TrainingInputMode":"Stream"}`))),
 			WantType: "ValidationError", WantFields: []string{"trainingJob.AlgorithmSpecification.TrainingInputMode"}, Mentions: []string{"Pipe, File, FastFile"},
 		},
 		{
@@ -240,10 +242,10 @@ func SubmitterCases() []SubmitterCase {
 			WantType: "ValidationError", WantFields: []string{"trainingJob.OutputDataConfig.S3OutputPath"},
 		},
 		{
-			Name: "17 subnets break SageMaker's VpcConfig limit of 16",
+			Name: "a VpcConfig (of 17 subnets) on a platform that declares no VPC: the role may create no network interface",
 			Request: fixed(request(top(), tj(`"VpcConfig":{"SecurityGroupIds":["sg-0123456789abcdef0"],"Subnets":[`+
 				many(17, func(i int) string { return fmt.Sprintf(`"subnet-%017d"`, i) })+`]}`))),
-			WantType: "ValidationError", WantFields: []string{"trainingJob.VpcConfig.Subnets"},
+			WantType: "ValidationError", WantFields: []string{"trainingJob.VpcConfig"},
 		},
 		{
 			Name:     "member names are case-sensitive at every depth",

@@ -1,4 +1,4 @@
-package submit
+package door
 
 //go:generate python3 gen_sagemaker_model.py
 
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -62,6 +63,9 @@ type smMember struct {
 
 func i64(v int64) *int64 { return &v }
 
+// valueKind names a decoded JSON value for a message.
+func valueKind(v any) string { return contract.ValueKind(v) }
+
 // maxPayloadProblems bounds the problems one payload can yield.
 const maxPayloadProblems = 50
 
@@ -83,13 +87,13 @@ func smPattern(p string) *regexp.Regexp {
 // every way v, a payload decoded with json.Number, breaks SageMaker's
 // CreateTrainingJobRequest. Problems whose field skip says was already
 // reported are left out.
-func checkSageMaker(ps *problems, path string, v any, skip map[string]bool) {
+func checkSageMaker(ps *contract.Problems, path string, v any, skip map[string]bool) {
 	c := smChecker{ps: ps, skip: skip}
 	c.check(path, v, 0)
 }
 
 type smChecker struct {
-	ps   *problems
+	ps   *contract.Problems
 	skip map[string]bool
 	n    int
 }
@@ -181,7 +185,7 @@ func (c *smChecker) check(path string, v any, shape int) {
 			c.add(path, contract.Shown(fmt.Sprintf("%d characters", n)), s, "%s characters", s.bounds())
 			return
 		}
-		if len(s.Enum) > 0 && !contains(s.Enum, str) {
+		if len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
 			c.add(path, str, s, "one of %s", strings.Join(s.Enum, ", "))
 			return
 		}
@@ -193,10 +197,9 @@ func (c *smChecker) check(path string, v any, shape int) {
 			c.add(path, str, s, "%s", allowed)
 		}
 	case smInteger, smLong:
-		n, ok := v.(json.Number)
-		i, err := n.Int64()
-		if !ok || err != nil {
-			c.add(path, contract.Shown(valueKind(v)), s, "a whole number")
+		i, ok := wholeNumber(v)
+		if !ok {
+			c.add(path, contract.Shown(numberKind(v)), s, "an integer written with digits only")
 			return
 		}
 		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)

@@ -1,4 +1,4 @@
-package submit
+package door
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/awsmodel"
 )
 
@@ -45,7 +46,7 @@ func TestSageMakerModelIsGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(want, got) {
-		t.Errorf("sagemaker_model.go is not what gen_sagemaker_model.py generates from this botocore; run go generate ./submit/")
+		t.Errorf("sagemaker_model.go is not what gen_sagemaker_model.py generates from this botocore; run go generate ./door/")
 	}
 }
 
@@ -210,7 +211,7 @@ func TestPayloadCheckAgreesWithBotocore(t *testing.T) {
 		if err := d.Decode(&v); err != nil {
 			t.Fatal(err)
 		}
-		var ps problems
+		var ps contract.Problems
 		checkSageMaker(&ps, "trainingJob", v, nil)
 		if shape, ok := javaOnly[name]; ok {
 			if !skipped[shape] || len(ps) == 0 || len(botocore[name]) > 0 {
