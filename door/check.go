@@ -596,3 +596,13 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// CheckPayload is the door for a payload trainq already filled in, such as
+// the re-router's resubmission of a waiting job on another instance type:
+// the same check as Check, of a request of team and class carrying payload
+// (its RoleArn must then be the team's role in env.ExecutionRoles). What
+// the request adds around a payload (job name, priority, tags) is not
+// checked again.
+func CheckPayload(p *platform.Platform, env Env, team, class string, payload []byte) *Verdict {
+	return Check(p, env, contract.Request{JobName: "resubmission", Team: team, Class: class, TrainingJob: payload}, Options{})
+}
