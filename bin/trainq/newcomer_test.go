@@ -116,9 +116,16 @@ profiles:
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := filepath.Join(t.TempDir(), "job.json")
-	if err := os.WriteFile(job, []byte(strings.ReplaceAll(string(b), "ml.p4d.24xlarge", "ml.p5.48xlarge")), 0o600); err != nil {
-		t.Fatal(err)
+	// Each team's job reads and writes its own artifacts prefix and pulls
+	// AWS's image of the profile's region (eu-west-1): what the door
+	// lets each team's role reach.
+	jobFor := func(team string) string {
+		f := filepath.Join(t.TempDir(), team+".json")
+		j := strings.NewReplacer("ml.p4d.24xlarge", "ml.p5.48xlarge", "/search-ranking/", "/"+team+"/", ".us-east-1.", ".eu-west-1.").Replace(string(b))
+		if err := os.WriteFile(f, []byte(j), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return f
 	}
 	r := trainqWith(t, env, "config", "--output", "json")
 	var rep struct {
@@ -148,13 +155,13 @@ profiles:
 	// A command takes them: the dry run invokes the profile's function
 	// through the alias of its class and team, on its platform (whose
 	// teams are alpha and beta: the default platform would refuse alpha).
-	r = trainqWith(t, env, "submit", "--job-name", "bert", "--training-job", job, "--dry-run", "--output", "json")
+	r = trainqWith(t, env, "submit", "--job-name", "bert", "--training-job", jobFor("alpha"), "--dry-run", "--output", "json")
 	var d DryRunView
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Function != "teams-submit" || d.Qualifier != "research-alpha" {
 		t.Errorf("dry run with the profile: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 	// A flag beats both.
-	r = trainqWith(t, env, "submit", "--team", "beta", "--job-name", "bert", "--training-job", job, "--dry-run", "--output", "json")
+	r = trainqWith(t, env, "submit", "--team", "beta", "--job-name", "bert", "--training-job", jobFor("beta"), "--dry-run", "--output", "json")
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Qualifier != "research-beta" {
 		t.Errorf("dry run with --team beta: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
