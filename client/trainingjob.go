@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 )
 
 // The CLI's own checks of a SageMaker CreateTrainingJob request, before
@@ -103,9 +104,17 @@ func (w *tjWalker) object(path string, free bool) error {
 			w.add(member, off, "a member given twice", "each member once (the last would not silently win)")
 		}
 		seen[name] = true
+		meant := name
 		if !free {
 			if want, bad := pascal(name); bad {
-				w.add(member, off, contract.Show(name), fmt.Sprintf("SageMaker's PascalCase member name (%q?); the SDK's argument names are not CreateTrainingJob's fields, see docs/submission.md", want))
+				msg := fmt.Sprintf("SageMaker's PascalCase member name (%q?); the SDK's argument names are not CreateTrainingJob's fields, see docs/submission.md", want)
+				if sdk, ok := door.SDKMember(name); ok && path == "" {
+					// The mapping of docs/submission.md, not a case
+					// conversion: image_uri is AlgorithmSpecification.TrainingImage.
+					msg = fmt.Sprintf("CreateTrainingJob's %s (docs/submission.md maps the SageMaker Python SDK's arguments to its members)", sdk)
+					meant = sdk
+				}
+				w.add(member, off, contract.Show(name), msg)
 			}
 		}
 		tok, err = w.dec.Token()
@@ -117,7 +126,9 @@ func (w *tjWalker) object(path string, free bool) error {
 				w.add(member, off, describeToken(tok), fmt.Sprintf("a string, such as %s: SageMaker's %s are strings (the SageMaker Python SDK converts them; the API does not)", quoted(tok), lastName(path)))
 			}
 		}
-		if err := w.value(tok, member, stringMaps[name] && !free); err != nil {
+		// A string map's keys are the caller's own (epochs, lr), also
+		// under a misspelt name of the map.
+		if err := w.value(tok, member, (stringMaps[name] || path == "" && door.StringMap(meant)) && !free); err != nil {
 			return err
 		}
 	}

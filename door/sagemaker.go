@@ -138,7 +138,7 @@ func (c *smChecker) check(path string, v any, shape int) {
 		for _, k := range names {
 			mem, ok := s.member(k)
 			if !ok {
-				c.add(path+"."+k, contract.Shown("an unknown member"), s, "one of %s (names are case-sensitive)", s.memberNames())
+				c.add(path+"."+k, contract.Shown("an unknown member"), s, "%s", s.unknown(k, shape == 0))
 				continue
 			}
 			c.check(path+"."+k, m[k], mem.Shape)
@@ -255,6 +255,23 @@ func (s *smShape) member(name string) (smMember, bool) {
 		}
 	}
 	return smMember{}, false
+}
+
+// unknown says what is allowed instead of the unknown member name: the
+// member of that name in another case, the member an SDK argument or a
+// misplaced member stands for (top level: SDKMember), else every member.
+func (s *smShape) unknown(name string, top bool) string {
+	for _, m := range s.Members {
+		if strings.EqualFold(m.Name, name) {
+			return fmt.Sprintf("%s (names are case-sensitive)", m.Name)
+		}
+	}
+	if top {
+		if want, ok := SDKMember(name); ok {
+			return fmt.Sprintf("no %s here: it is CreateTrainingJob's %s (docs/submission.md maps the SageMaker Python SDK's arguments to its members)", name, want)
+		}
+	}
+	return fmt.Sprintf("one of %s (names are case-sensitive)", s.memberNames())
 }
 
 func (s *smShape) memberNames() string {

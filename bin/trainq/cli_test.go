@@ -199,7 +199,7 @@ func TestSubmitChecksBeforeInvoking(t *testing.T) {
 		{"snake_case names and numbers in hyperparameters are refused with their lines",
 			[]string{"--training-job", write("sdk.json", "{\n  \"HyperParameters\": {\"epochs\": 10},\n  \"resource_config\": {\"instance_count\": 2}\n}\n")},
 			[]string{"(3 problems)", `sdk.json:2:23: trainingJob.HyperParameters.epochs: got 10, want a string, such as "10"`,
-				`sdk.json:3:3: trainingJob.resource_config: got "resource_config", want SageMaker's PascalCase member name ("ResourceConfig"?)`,
+				`sdk.json:3:3: trainingJob.resource_config: got "resource_config", want CreateTrainingJob's ResourceConfig (docs/submission.md maps`,
 				`("InstanceCount"?)`}},
 		{"a member given twice is refused", []string{"--training-job", write("twice.json", `{"OutputDataConfig": {}, "OutputDataConfig": {}}`)},
 			[]string{"twice.json:1:26: trainingJob.OutputDataConfig: got a member given twice"}},
