@@ -33,6 +33,8 @@ type SubmitterCase struct {
 	// WantFields must each be named by a problem of the message.
 	WantFields []string
 	Mentions   []string
+	// Avoids are words the message must not say.
+	Avoids []string
 	// Check looks at what reached Batch.
 	Check func(t testing.TB, s *batchtest.Server, resp contract.Response)
 }
@@ -278,6 +280,103 @@ func SubmitterCases() []SubmitterCase {
 			Request:  fixed(request(top(`"priority":1e20`), tj())),
 			WantType: "ValidationError", WantFields: []string{"priority"},
 		},
+		// The door: what can never run, or cannot reach its data, is
+		// refused before anything reaches Batch (CheckSubmitter requires
+		// no SubmitServiceJob for every refusal).
+		{
+			// The default pool has 40 ml.p5.48xlarge.
+			Name:     "41 ml.p5.48xlarge never fit the pool of 40",
+			Request:  fixed(request(top(), tj(`"ResourceConfig":{"InstanceType":"ml.p5.48xlarge","InstanceCount":41,"VolumeSizeInGB":100}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.ResourceConfig.InstanceCount"}, Mentions: []string{"the pool has 40"},
+		},
+		{
+			Name:     "1000000 instances of no named type never fit",
+			Request:  fixed(request(top(), tj(`"ResourceConfig":{"InstanceCount":1000000,"VolumeSizeInGB":100}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.ResourceConfig.InstanceCount"},
+		},
+		{
+			Name:     "spot with MaxWait 60 below MaxRuntime 3600",
+			Request:  fixed(request(top(), tj(`"EnableManagedSpotTraining":true`, `"StoppingCondition":{"MaxRuntimeInSeconds":3600,"MaxWaitTimeInSeconds":60}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.StoppingCondition.MaxWaitTimeInSeconds"}, Mentions: []string{"3600"},
+		},
+		{
+			// research's maximum runtime, which trainq sets, is 259200.
+			Name:     "spot with only MaxWait 86400, below the runtime trainq would set",
+			Request:  fixed(request(top(), tj(`"EnableManagedSpotTraining":true`, `"StoppingCondition":{"MaxWaitTimeInSeconds":86400}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.StoppingCondition.MaxWaitTimeInSeconds"}, Mentions: []string{"259200"},
+		},
+		{
+			Name:     "MaxWait without spot",
+			Request:  fixed(request(top(), tj(`"StoppingCondition":{"MaxWaitTimeInSeconds":86400}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.StoppingCondition.MaxWaitTimeInSeconds"},
+		},
+		{
+			Name:     "ImageUri and InstanceType at the top level name the members they are",
+			Request:  fixed(request(top(), tj(`"ImageUri":"x"`, `"InstanceType":"ml.p5.48xlarge"`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.ImageUri", "trainingJob.InstanceType"},
+			Mentions: []string{"AlgorithmSpecification.TrainingImage", "ResourceConfig.InstanceType"},
+		},
+		{
+			Name:     "another role is forbidden",
+			Request:  fixed(request(top(), tj(`"RoleArn":"arn:aws:iam::123456789012:role/admin"`))),
+			WantType: "Forbidden", WantFields: []string{"trainingJob.RoleArn"},
+		},
+		{
+			Name: "another team's output, checkpoint, debug and TensorBoard prefixes",
+			Request: fixed(request(top(), replace(tj(`"CheckpointConfig":{"S3Uri":"s3://trainq-artifacts-123456789012/search-research/checkpoints/x/"}`,
+				`"DebugHookConfig":{"S3OutputPath":"s3://trainq-artifacts-123456789012/search-research/debug/"}`,
+				`"TensorBoardOutputConfig":{"S3OutputPath":"s3://trainq-artifacts-123456789012/search-research/tb/"}`),
+				"OutputDataConfig", `"OutputDataConfig":{"S3OutputPath":"s3://trainq-artifacts-123456789012/search-research/models/"}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.OutputDataConfig.S3OutputPath", "trainingJob.CheckpointConfig.S3Uri",
+				"trainingJob.DebugHookConfig.S3OutputPath", "trainingJob.TensorBoardOutputConfig.S3OutputPath"},
+		},
+		{
+			Name:     "a bucket nobody declared",
+			Request:  fixed(request(top(), tj(`"InputDataConfig":[{"ChannelName":"train","DataSource":{"S3DataSource":{"S3DataType":"S3Prefix","S3Uri":"s3://datasets/text/train/"}}}]`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.InputDataConfig[0].DataSource.S3DataSource.S3Uri"},
+		},
+		{
+			Name:     "an image of another account",
+			Request:  fixed(request(top(), replace(tj(), "AlgorithmSpecification", `"AlgorithmSpecification":{"TrainingImage":"999999999999.dkr.ecr.us-east-1.amazonaws.com/trainer:1","TrainingInputMode":"File"}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.AlgorithmSpecification.TrainingImage"},
+		},
+		{
+			Name:     "a KMS key of another account",
+			Request:  fixed(request(top(), replace(tj(), "OutputDataConfig", `"OutputDataConfig":{"S3OutputPath":"s3://trainq-artifacts-0123/search-ranking/models/","KmsKeyId":"arn:aws:kms:us-east-1:999999999999:key/1234abcd-12ab-34cd-56ef-1234567890ab"}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.OutputDataConfig.KmsKeyId"},
+		},
+		{
+			Name:     "an EFS source",
+			Request:  fixed(request(top(), tj(`"InputDataConfig":[{"ChannelName":"train","DataSource":{"FileSystemDataSource":{"FileSystemId":"fs-0123456789abcdef0","FileSystemAccessMode":"ro","FileSystemType":"EFS","DirectoryPath":"/data"}}}]`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.InputDataConfig[0].DataSource.FileSystemDataSource"},
+		},
+		{
+			Name:     "invalid UTF-8 in a hyperparameter value is refused, never repaired",
+			Request:  fixed(request(top(), tj("\"HyperParameters\":{\"lr\":\"0.1\xff\"}"))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.HyperParameters.lr"},
+		},
+		{
+			Name:     "a lone surrogate in a tag value is refused, never repaired",
+			Request:  fixed(request(top(`"tags":{"project":"bert\ud800"}`), tj())),
+			WantType: "ValidationError", WantFields: []string{"tags.project"},
+		},
+		{
+			Name:     "99.0 and 5E1 instances are named as written, not as no whole number",
+			Request:  fixed(request(top(), tj(`"ResourceConfig":{"InstanceCount":99.0,"VolumeSizeInGB":5E1}`))),
+			WantType: "ValidationError", WantFields: []string{"trainingJob.ResourceConfig.InstanceCount", "trainingJob.ResourceConfig.VolumeSizeInGB"},
+			Mentions: []string{"99.0 (written with a decimal point or exponent)", "5E1 (written with a decimal point or exponent)"},
+		},
+		{
+			Name:     "a priority of 1e400 is JSON, named as given",
+			Request:  fixed(request(top(`"priority":1e400`), tj())),
+			WantType: "ValidationError", WantFields: []string{"priority"}, Mentions: []string{"got 1e400"},
+		},
+		{
+			Name:     "a Forbidden team names no alias that cannot exist",
+			Alias:    "research-search-ranking",
+			Request:  fixed(request(replace(top(), "team", `"team":"nobody"`), tj())),
+			WantType: "Forbidden", WantFields: []string{"team"}, Avoids: []string{"research-nobody"},
+		},
 		{
 			Name:     "a 60 kB job name gives a bounded message",
 			Request:  fixed(request(replace(top(), "jobName", `"jobName":"`+strings.Repeat("ü", 30_000)+`"`), tj())),
@@ -317,6 +416,16 @@ func CheckSubmitter(t testing.TB, c SubmitterCase, s *batchtest.Server, a Submit
 	for _, m := range c.Mentions {
 		if !strings.Contains(msg, m) {
 			t.Errorf("message does not say %q:\n%.3000s", m, msg)
+		}
+	}
+	for _, m := range c.Avoids {
+		if strings.Contains(msg, m) {
+			t.Errorf("message says %q:\n%.3000s", m, msg)
+		}
+	}
+	if c.WantType == string(contract.KindValidation) || c.WantType == string(contract.KindForbidden) {
+		if n := len(s.Calls("SubmitServiceJob")); n != 0 {
+			t.Errorf("a refused request reached Batch: %d SubmitServiceJob calls", n)
 		}
 	}
 	if strings.Contains(msg, "not JSON") {
