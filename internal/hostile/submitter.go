@@ -378,6 +378,11 @@ func SubmitterCases() []SubmitterCase {
 			WantType: "Forbidden", WantFields: []string{"team"}, Avoids: []string{"research-nobody"},
 		},
 		{
+			Name:     "an unknown team is named once; no role of nothing (RoleArn got 0 characters) is reported",
+			Request:  fixed(request(replace(top(), "team", `"team":"nobody"`), tj())),
+			WantType: "ValidationError", WantFields: []string{"team"}, Avoids: []string{"RoleArn"},
+		},
+		{
 			Name:     "a 60 kB job name gives a bounded message",
 			Request:  fixed(request(replace(top(), "jobName", `"jobName":"`+strings.Repeat("ü", 30_000)+`"`), tj())),
 			WantType: "ValidationError", WantFields: []string{"jobName"},
