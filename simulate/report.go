@@ -116,7 +116,7 @@ func (p *page) write() {
 	p.figure("waits-cdf", p.waitCDF(), "Fraction of completed jobs that waited at most x. Colour: class; line style: run (see the legend).")
 	p.figure("backlog", p.backlog(), "Waiting jobs per class, averaged over each bucket. Colour: class; line style: run.")
 	p.f("<h2>Makespan, preemptions and failures</h2>\n")
-	p.figure("totals", p.totals(), "Per run: the makespan (first submission to last end), the preemptions and the failed jobs.")
+	p.figure("totals", p.totals(), "Per run, each on its own axis: the makespan (first submission to last end), the preemptions and the failed jobs.")
 	p.rerouting()
 	p.f("<h2>Classes</h2>\n")
 	p.table("classes", classes)
@@ -432,41 +432,43 @@ func (p *page) utilizationBars() string {
 	return c.svg()
 }
 
-// totals draws makespan, preemptions and failures per run, each scaled to
-// its own largest value (the labels carry the figures).
+// totals draws makespan, preemptions and failed jobs per run, each in a
+// chart of its own on its own axis and unit (never one normalized axis for
+// three quantities).
 func (p *page) totals() string {
-	c := bars{title: "Makespan, preemptions and failed jobs", yLabel: "share of the largest run", yTick: percentTick, yMax: 1}
-	for i, res := range p.r.Runs {
-		c.series = append(c.series, res.Label)
-		c.colors = append(c.colors, runColor(i, res))
-	}
+	var b strings.Builder
 	for _, m := range []struct {
-		name  string
-		value func(*Result) float64
-		label func(*Result) string
+		name     string
+		value    func(*Result) float64
+		label    func(*Result) string
+		duration bool
 	}{
-		{"makespan", func(x *Result) float64 { return float64(x.MakespanSeconds) }, func(x *Result) string { return Duration(x.MakespanSeconds) }},
-		{"preemptions", func(x *Result) float64 { return float64(x.Preemptions) }, func(x *Result) string { return fmt.Sprint(x.Preemptions) }},
-		{"failed jobs", func(x *Result) float64 { return float64(x.Failed) }, func(x *Result) string { return fmt.Sprint(x.Failed) }},
+		{"Makespan", func(x *Result) float64 { return float64(x.MakespanSeconds) }, func(x *Result) string { return Duration(x.MakespanSeconds) }, true},
+		{"Preemptions", func(x *Result) float64 { return float64(x.Preemptions) }, func(x *Result) string { return fmt.Sprint(x.Preemptions) }, false},
+		{"Failed jobs", func(x *Result) float64 { return float64(x.Failed) }, func(x *Result) string { return fmt.Sprint(x.Failed) }, false},
 	} {
+		c := bars{title: m.name + " per run", yLabel: strings.ToLower(m.name), yTick: num}
 		top := 0.0
-		for _, res := range p.r.Runs {
-			top = math.Max(top, m.value(res))
-		}
 		var vs []*float64
 		var ls []string
-		for _, res := range p.r.Runs {
-			v := 0.0
-			if top > 0 {
-				v = m.value(res) / top
-			}
+		for i, res := range p.r.Runs {
+			c.series = append(c.series, res.Label)
+			c.colors = append(c.colors, runColor(i, res))
+			v := m.value(res)
+			top = math.Max(top, v)
 			vs, ls = append(vs, &v), append(ls, m.label(res))
 		}
-		c.groups = append(c.groups, m.name)
-		c.values = append(c.values, vs)
-		c.labels = append(c.labels, ls)
+		c.groups, c.values, c.labels = []string{strings.ToLower(m.name)}, [][]*float64{vs}, [][]string{ls}
+		if m.duration {
+			c.yLabel, c.yTick = "time", func(v float64) string { return Duration(int64(v)) }
+			c.yStep = durationStep(top, 4)
+			c.yMax = math.Max(math.Ceil(top/c.yStep-1e-9), 1) * c.yStep
+		} else {
+			c.yMax = math.Max(niceCeil(top), 1)
+		}
+		b.WriteString(c.svg())
 	}
-	return c.svg()
+	return b.String()
 }
 
 // rerouting shows each run's re-routing and checkpoint settings and its

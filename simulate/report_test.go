@@ -257,8 +257,8 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("rendered page lacks team %s", name)
 		}
 	}
-	if n := strings.Count(dom, "<svg"); n != 8 {
-		t.Errorf("rendered page has %d charts, want 8: utilization split and over time, one per run for teams (2), p95, wait CDF, backlog, totals", n)
+	if n := strings.Count(dom, "<svg"); n != 10 {
+		t.Errorf("rendered page has %d charts, want 10: utilization split and over time, one per run for teams (2), p95, wait CDF, backlog, and makespan, preemptions and failed jobs each on its own axis", n)
 	}
 
 	shot := filepath.Join(dir, "report.png")
