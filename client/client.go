@@ -34,6 +34,7 @@ var Commands = map[string]string{
 	"queue":        "list the queue's running and waiting jobs and each share's usage",
 	"cancel":       "cancel a job",
 	"reprioritize": "change a job's priority inside its class",
+	"usage":        "show instance-hours per team, class and type from the job ledger",
 }
 
 // Run executes command with args, writing results to stdout. Help (-h,
@@ -42,7 +43,7 @@ var Commands = map[string]string{
 // command's name, which bin/trainq puts in front once.
 func Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
 	if _, ok := Commands[command]; !ok {
-		return cli.Usagef("unknown command %q: want submit, status, cancel, reprioritize or queue", command)
+		return cli.Usagef("unknown command %q: want submit, status, cancel, reprioritize, queue or usage", command)
 	}
 	c := &cmd{name: command, fs: flag.NewFlagSet("trainq "+command, flag.ContinueOnError)}
 	c.common()
@@ -58,6 +59,8 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 		build = c.jobFlags(contract.ActionReprioritize)
 	case "queue":
 		build = c.queueFlags()
+	case "usage":
+		build = c.usageFlags()
 	}
 	c.defaults = cli.Bind(c.fs, "platform", "function", "region", "aws-profile", "class", "team")
 	if err := cli.Parse(c.fs, args, stdout, c.usage); err != nil {
@@ -90,6 +93,8 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	switch command {
 	case "queue":
 		return c.printQueue(stdout, resp)
+	case "usage":
+		return c.printUsage(stdout, resp)
 	case "status":
 		s := &Status{Response: resp}
 		if resp.Explanation != nil {
@@ -123,6 +128,8 @@ type cmd struct {
 	examples   []string
 	// filter is what queue prints.
 	filter queueFilter
+	// by are the dimensions usage keeps.
+	by []string
 	// defaults fills flags from the environment and trainq's config file;
 	// given are the flags the command line gave.
 	defaults *cli.Defaults

@@ -86,6 +86,11 @@ type SubmitterProps struct {
 	// stack's do); the function itself gets no access to the bucket.
 	// Default: none (no job gets a checkpoint location).
 	CheckpointBucket awss3.IBucket
+	// Ledger is the job ledger the function reads (GrantRead: GetItem and
+	// Query, never a write) for the queue's history and for history, usage
+	// and trace export. Default: none, and those answers say there is no
+	// ledger.
+	Ledger Ledger
 	// Code is prebuilt function code: a folder with bootstrap and
 	// platform.json. Default: built from SubmitterPackage during synthesis,
 	// from trainq's own module.
@@ -177,6 +182,9 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	})
 	grantSubmitterPermissions(gf, props.PlatformProps.name(), props.Queue, teamNames(p), passedRoles(props.Queue, props.ExecutionRoles, p))
 	s.fn, s.dlq = gf.fn, dlq
+	if props.Ledger != nil {
+		props.Ledger.GrantRead(gf.fn)
+	}
 	if p == nil {
 		return s
 	}
@@ -201,6 +209,9 @@ func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *plat
 	env := map[string]*string{contract.EnvJobQueue: props.Queue.JobQueueArn()}
 	if props.CheckpointBucket != nil {
 		env[contract.EnvCheckpointBucket] = props.CheckpointBucket.BucketName()
+	}
+	if props.Ledger != nil {
+		env[contract.EnvLedgerTable] = props.Ledger.Table().TableName()
 	}
 	if len(props.ExecutionRoles) == 0 || p == nil {
 		env[contract.EnvExecutionRoleARN] = executionRoleArn(props.Queue)

@@ -21,7 +21,7 @@ const (
 
 // Actions lists every action, the default (submit) first.
 func Actions() []string {
-	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue}
+	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue, ActionUsage}
 }
 
 // Request is what callers send to the submission function. Field names are
@@ -59,6 +59,11 @@ type Request struct {
 	Tags map[string]string `json:"tags,omitempty"`
 	// Reason is recorded when a job is cancelled.
 	Reason string `json:"reason,omitempty"`
+	// Since and Until bound the window of usage (RFC 3339, or a UTC day
+	// 2006-01-02), Period cuts it by day or month (usage.go).
+	Since  string `json:"since,omitempty"`
+	Until  string `json:"until,omitempty"`
+	Period string `json:"period,omitempty"`
 }
 
 // Response answers every action. Submit fills the first eight fields;
@@ -95,6 +100,8 @@ type Response struct {
 	Explanation *Explanation `json:"explanation,omitempty"`
 	// Queue is the queue action's answer (queue.go).
 	Queue *QueueView `json:"queue,omitempty"`
+	// Usage is the usage action's answer (usage.go).
+	Usage *UsageView `json:"usage,omitempty"`
 }
 
 // Limits of a request.

@@ -98,3 +98,4 @@ func TestExportWritesTheTraceTheSimulatorReads(t *testing.T) {
 		t.Errorf("exported %d jobs:\n%s\nwant 3:\n%s", n, out.String(), want)
 	}
 }
+

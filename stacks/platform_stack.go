@@ -135,6 +135,13 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 	// Checkpoints go under each team's prefix of the artifacts bucket,
 	// which the team's execution role reaches.
 	sub.CheckpointBucket = s.artifacts
+	if p.Monitoring.IsEnabled() {
+		// The job ledger, written by the observer from every job event and
+		// read by the submission function.
+		s.ledger = tq.NewLedger(stack, "Ledger", nil)
+		sub.Ledger = s.ledger
+		output(stack, "LedgerTableName", s.ledger.Table().TableName(), "job ledger (DynamoDB; kept when the stack is deleted)")
+	}
 	s.submitter = tq.NewSubmitter(stack, "Submitter", sub)
 	// The platform file's submitters are roles the stack does not own: they
 	// are granted through the aliases' resource policies only, never by
@@ -157,10 +164,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		mon := tq.MonitorPropsFromPlatform(p, s.queue, s.submitter)
 		mon.ObserverCode, mon.PollerCode = props.ObserverCode, props.PollerCode
 		mon.Rerouter = s.rerouter
-		// The job ledger, written by the observer from every job event.
-		s.ledger = tq.NewLedger(stack, "Ledger", nil)
 		mon.Ledger = s.ledger
-		output(stack, "LedgerTableName", s.ledger.Table().TableName(), "job ledger (DynamoDB; kept when the stack is deleted)")
 		s.monitor = tq.NewMonitor(stack, "Monitor", mon)
 		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's alarms")
 		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")

@@ -42,6 +42,7 @@ import (
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/door"
+	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -98,6 +99,9 @@ type Config struct {
 	// the CLI's likely start (the job ledger). Default: none, and the
 	// answer says so (QueueView.NoHistory).
 	History HistorySource
+	// Ledger is the job ledger the usage action reads. Default: none, and
+	// usage answers UpstreamError saying so.
+	Ledger *ledger.Store
 }
 
 // DefaultDeadlineMargin is the default Config.DeadlineMargin: 5 s, of which
@@ -290,9 +294,11 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Reques
 		return h.manage(ctx, caller, req)
 	case contract.ActionQueue:
 		return h.queue(ctx, caller, req)
+	case contract.ActionUsage:
+		return h.usage(ctx, req)
 	}
 	var ps problems
-	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize or queue")
+	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize, queue or usage")
 	return nil, invalid(ps)
 }
 

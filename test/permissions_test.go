@@ -517,14 +517,16 @@ const citeDynamoDBActions = "Service Authorization Reference, Actions, resources
 
 // ledgerFlows: the observer writes the ledger and nothing else of
 // DynamoDB; it reads only the item it merges into (GetItem), never scans
-// or queries; no other function of the pipeline, no execution role and no
-// declared submitter reads the table directly.
+// or queries; the submission function only reads it (callers reach the
+// ledger through its authorization); no other function of the pipeline, no
+// execution role and no declared submitter reads the table directly.
 func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	table := d.attr(t, "AWS::DynamoDB::Table", "Ledger", "Arn")
 	index := table + "/index/" + ledger.IndexByEnd
 	otherTable := arn("dynamodb", "table/some-other-table")
 	observer := d.roleARN(t, "MonitorObserverServiceRole")
 	poller := d.roleARN(t, "MonitorPollerServiceRole")
+	submitter := d.roleARN(t, "SubmitterServiceRole")
 	execRole := d.teamRoleARN(t, s.platform.Teams[0].Name)
 	out := []iamRequest{
 		{name: "the observer records a job in the ledger", principal: observer, action: "dynamodb:PutItem", resource: table, want: allowed, cite: citeDynamoDBActions},
@@ -534,6 +536,10 @@ func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the observer cannot scan the ledger", principal: observer, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the observer cannot query the ledger's index", principal: observer, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
 		{name: "the observer cannot delete the ledger", principal: observer, action: "dynamodb:DeleteTable", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the submission function reads the ledger's index", principal: submitter, action: "dynamodb:Query", resource: index, want: allowed, cite: citeDynamoDBActions},
+		{name: "the submission function reads a ledger item", principal: submitter, action: "dynamodb:GetItem", resource: table, want: allowed, cite: citeDynamoDBActions},
+		{name: "the submission function cannot write the ledger", principal: submitter, action: "dynamodb:PutItem", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the submission function cannot scan the ledger", principal: submitter, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the poller cannot read the ledger", principal: poller, action: "dynamodb:GetItem", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the poller cannot query the ledger", principal: poller, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
 		{name: "a job's execution role cannot read the ledger", principal: execRole, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},

@@ -1,6 +1,7 @@
 // Command submitter is the bootstrap of trainq's submission Lambda: it reads
-// its configuration, builds the AWS Batch client and the handler, and starts
-// the Lambda runtime loop. The logic lives in package submit.
+// its configuration, builds the AWS Batch client, the job ledger's reader
+// (when TRAINQ_LEDGER_TABLE names one) and the handler, and starts the
+// Lambda runtime loop. The logic lives in packages submit and ledger.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package main
@@ -10,10 +11,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/submit"
 )
 
@@ -39,7 +44,18 @@ func build(ctx context.Context) (*submit.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
+	var history submit.HistorySource
+	var store *ledger.Store
+	if table := os.Getenv(contract.EnvLedgerTable); table != "" {
+		store, err = ledger.NewStore(dynamodb.NewFromConfig(cfg), table, s.Platform.LedgerRetention(), time.Now)
+		if err != nil {
+			return nil, err
+		}
+		history = store
+	}
 	return submit.New(submit.Config{
+		History:           history,
+		Ledger:            store,
 		Platform:          s.Platform,
 		JobQueue:          s.JobQueue,
 		ExecutionRoleARN:  s.ExecutionRoleARN,

@@ -33,6 +33,7 @@ Usage:
   trainq queue        list the queue's running and waiting jobs and each share's usage
   trainq cancel       cancel a job
   trainq reprioritize change a job's priority inside its class
+  trainq usage        instance-hours per team, class and type from the job ledger
   trainq simulate     replay a job trace against a platform and against FIFO
   trainq trace        generate or convert job traces
   trainq validate     check platform files (trainq validate FILE…)
@@ -48,7 +49,7 @@ Exit status: 0 success, 1 failure, 2 a mistake in the command line.
 
 // commands are the commands run serves, for the unknown command's message
 // and its suggestion.
-var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "simulate", "trace", "validate", "plan", "config", "version", "help"}
+var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "usage", "simulate", "trace", "validate", "plan", "config", "version", "help"}
 
 // Exit statuses.
 const (
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := cmd
 	var err error
 	switch cmd {
-	case "submit", "status", "cancel", "reprioritize", "queue":
+	case "submit", "status", "cancel", "reprioritize", "queue", "usage":
 		err = client.Run(ctx, cmd, rest, stdout, stderr)
 	case "simulate":
 		err = simcmd.Simulate(rest, stdout, stderr)
