@@ -134,7 +134,7 @@ func (c *cmd) printUsage(w io.Writer, r *contract.Response) error {
 	}
 	u := r.Usage
 	fmt.Fprintf(w, "Usage %s to %s, by %s (instance-hours)\n\n", u.Since, u.Until, u.Period)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	var head []string
 	for _, d := range c.by {
 		head = append(head, strings.ToUpper(d))
@@ -143,7 +143,7 @@ func (c *cmd) printUsage(w io.Writer, r *contract.Response) error {
 	if u.Priced {
 		head = append(head, "COST")
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	h := func(s float64) string { return fmt.Sprintf("%.1f", s/3600) }
 	for _, l := range sumUsage(u.Rows, c.by) {
 		cells := append(append([]string{}, l.key...), h(l.InstanceSeconds), h(l.WithinQuota), h(l.Borrowed), h(l.Goodput),
@@ -151,17 +151,17 @@ func (c *cmd) printUsage(w io.Writer, r *contract.Response) error {
 		if u.Priced && l.Cost != nil {
 			cells = append(cells, fmt.Sprintf("%.2f", *l.Cost))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TEAM\tCLASS\tSUCCEEDED\tFAILED\tCANCELLED\tREROUTED\tPREEMPTED\tTIMED-OUT\tRUNNING\tWAIT P50\tP95\tMAX\t")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEAM\tCLASS\tSUCCEEDED\tFAILED\tCANCELLED\tREROUTED\tPREEMPTED\tTIMED-OUT\tRUNNING\tWAIT P50\tP95\tMAX")
 	for _, g := range u.Groups {
 		o := g.Outcomes
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", g.Team, g.Class, o["succeeded"], o["failed"], o["cancelled"],
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", g.Team, g.Class, o["succeeded"], o["failed"], o["cancelled"],
 			o["rerouted"], o["preempted"], o["timed-out"], o["running"], wait(g.WaitP50Seconds, g.Waited), wait(g.WaitP95Seconds, g.Waited), wait(g.WaitMaxSeconds, g.Waited))
 	}
 	if err := tw.Flush(); err != nil {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -170,4 +171,37 @@ func decodeJob(item map[string]types.AttributeValue) (Job, int64, error) {
 		return j, rev, fmt.Errorf("ledger item of job %q: unreadable attributes %v", j.JobID, bad)
 	}
 	return j, rev, nil
+}
+
+// ItemBytes is the size DynamoDB bills for j's item: the lengths of the
+// attribute names and their values (strings as UTF-8, numbers as their
+// digits, booleans 1 byte), plus 3 bytes per list or map and 1 per
+// element (DynamoDB developer guide, "Item sizes and formats").
+func ItemBytes(j *Job) int {
+	s := &Store{retention: DefaultRetention, now: time.Now}
+	return sizeOf(&types.AttributeValueMemberM{Value: s.encodeJob(j, 1)}) - 3
+}
+
+func sizeOf(v types.AttributeValue) int {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberN:
+		return len(x.Value)
+	case *types.AttributeValueMemberBOOL:
+		return 1
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range x.Value {
+			n += 1 + sizeOf(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range x.Value {
+			n += 1 + len(k) + sizeOf(e)
+		}
+		return n
+	}
+	return 0
 }

@@ -157,7 +157,7 @@ func split(s string) ([]string, error) {
 // needsAWS are the trainq commands that invoke the submission function: the
 // docs test cannot run them without an account (their flags are tested
 // against the built binary in bin/trainq).
-var needsAWS = map[string]bool{"status": true, "cancel": true, "reprioritize": true, "queue": true}
+var needsAWS = map[string]bool{"status": true, "cancel": true, "reprioritize": true, "queue": true, "usage": true}
 
 // notRun are the other commands the docs show, and why they are not run
 // here.
