@@ -98,4 +98,3 @@ func TestExportWritesTheTraceTheSimulatorReads(t *testing.T) {
 		t.Errorf("exported %d jobs:\n%s\nwant 3:\n%s", n, out.String(), want)
 	}
 }
-
