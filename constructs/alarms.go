@@ -10,6 +10,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/alarms"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
@@ -18,29 +19,51 @@ import (
 // Alarm names: the keys of AlarmFactory.Alarms and Monitor.Alarms. The
 // CloudWatch alarm name is the factory's AlarmNamePrefix followed by this
 // name, and the construct id "Alarm-" followed by it (AlarmFactory.AddAlarm
-// is the one place that names alarms).
+// is the one place that names alarms). Each alarm's rule (severity,
+// threshold, M of N, runbook section) is in package alarms.
 const (
-	AlarmIdleCapacity         = "idle-capacity"
-	AlarmSubmitterErrors      = "submitter-errors"
-	AlarmSubmitterThrottles   = "submitter-throttles"
-	AlarmSubmitterDeadLetters = "submitter-dead-letters"
-	AlarmObserverErrors       = "observer-errors"
-	AlarmObserverThrottles    = "observer-throttles"
-	AlarmPollerErrors         = "poller-errors"
-	AlarmEventsRejected       = "events-rejected"
-	AlarmEventDeadLetters     = "event-dead-letters"
-	AlarmQueueBlocked         = "queue-blocked"
-	AlarmRerouterErrors       = "rerouter-errors"
-	AlarmRerouterThrottles    = "rerouter-throttles"
-	AlarmReroutesRefused      = "reroutes-refused"
-	AlarmRerouteRanTwice      = "reroute-ran-twice"
+	AlarmIdleCapacity         = alarms.AlarmIdleCapacity
+	AlarmSubmitterErrors      = alarms.AlarmSubmitterErrors
+	AlarmSubmitterThrottles   = alarms.AlarmSubmitterThrottles
+	AlarmSubmitterDeadLetters = alarms.AlarmSubmitterDeadLetters
+	AlarmObserverErrors       = alarms.AlarmObserverErrors
+	AlarmObserverThrottles    = alarms.AlarmObserverThrottles
+	AlarmObserverHeartbeat    = alarms.AlarmObserverHeartbeat
+	AlarmPollerErrors         = alarms.AlarmPollerErrors
+	AlarmPollerThrottles      = alarms.AlarmPollerThrottles
+	AlarmPollerHeartbeat      = alarms.AlarmPollerHeartbeat
+	AlarmEventsRejected       = alarms.AlarmEventsRejected
+	AlarmEventDeadLetters     = alarms.AlarmEventDeadLetters
+	AlarmQueueBlocked         = alarms.AlarmQueueBlocked
+	AlarmRerouterErrors       = alarms.AlarmRerouterErrors
+	AlarmRerouterThrottles    = alarms.AlarmRerouterThrottles
+	AlarmReroutesRefused      = alarms.AlarmReroutesRefused
+	AlarmRerouteRanTwice      = alarms.AlarmRerouteRanTwice
 )
 
-// AlarmJobFailed names the alarm on any failed job of class.
-func AlarmJobFailed(class string) string { return "job-failed-" + class }
+// AlarmJobFailed names the alarm on failures of class the platform or AWS
+// caused (capacity, preemption retries exhausted, internal errors, time
+// limits).
+func AlarmJobFailed(class string) string { return alarms.JobFailed(class) }
 
-// AlarmOldestWait names the alarm on the oldest waiting job of class.
-func AlarmOldestWait(class string) string { return "oldest-wait-" + class }
+// AlarmJobCodeFailed names the alarm on failures of class's jobs' own
+// code or request (SageMaker AlgorithmError, ClientError).
+func AlarmJobCodeFailed(class string) string { return alarms.JobCodeFailed(class) }
+
+// AlarmOldestWait names the alarm on the oldest job of class waiting with
+// room in its team's quota.
+func AlarmOldestWait(class string) string { return alarms.OldestWait(class) }
+
+// AlarmQuotaFullWait names the alarm on the oldest job of class waiting on
+// its team's full quota.
+func AlarmQuotaFullWait(class string) string { return alarms.QuotaFullWait(class) }
+
+// Severities of alarms: a page is for on-call now, a ticket for working
+// hours.
+const (
+	SeverityPage   = platform.SeverityPage
+	SeverityTicket = platform.SeverityTicket
+)
 
 // IAlarmActionStrategy decides what an alarm does when it changes state:
 // notify trainq's topic (NewAlarmTopic), yours (NotifyTopic), or nothing
@@ -78,20 +101,30 @@ type AlarmFactoryProps struct {
 	// exactly the alarms whose names start with its prefix to publish.
 	// Default: "trainq-".
 	AlarmNamePrefix string
-	// Actions is what every alarm does when it changes state.
+	// Actions is what every alarm does when it changes state, unless its
+	// severity's own (PageActions, TicketActions) is set.
 	// Default: NoAlarmActions().
 	Actions IAlarmActionStrategy
+	// PageActions is what alarms of severity page do. Default: Actions.
+	PageActions IAlarmActionStrategy
+	// TicketActions is what alarms of severity ticket do. Default: Actions.
+	TicketActions IAlarmActionStrategy
+	// RunbookURL is the runbooks page each alarm's description links (a
+	// section per alarm). Default: platform.DefaultRunbookURL.
+	RunbookURL string
 }
 
 // AlarmFactory creates alarms in one scope with one naming rule and one
-// action strategy, so that a fleet of alarms stays consistent. It is not a
-// construct: its alarms are children of its scope.
+// action strategy per severity, so that a fleet of alarms stays
+// consistent. It is not a construct: its alarms are children of its scope.
 type AlarmFactory struct {
-	scope   constructs.Construct
-	prefix  string
-	actions IAlarmActionStrategy
-	alarms  map[string]awscloudwatch.Alarm
-	order   []string
+	scope    constructs.Construct
+	prefix   string
+	actions  map[string]IAlarmActionStrategy
+	runbooks string
+	alarms   map[string]awscloudwatch.Alarm
+	rules    map[string]alarms.Rule
+	order    []string
 }
 
 // NewAlarmFactory returns a factory of alarms in scope.
@@ -99,12 +132,24 @@ func NewAlarmFactory(scope constructs.Construct, props *AlarmFactoryProps) *Alar
 	if props == nil {
 		props = &AlarmFactoryProps{}
 	}
-	f := &AlarmFactory{scope: scope, prefix: props.AlarmNamePrefix, actions: props.Actions, alarms: map[string]awscloudwatch.Alarm{}}
+	f := &AlarmFactory{scope: scope, prefix: props.AlarmNamePrefix, runbooks: props.RunbookURL,
+		alarms: map[string]awscloudwatch.Alarm{}, rules: map[string]alarms.Rule{}}
 	if f.prefix == "" {
 		f.prefix = platform.DefaultName + "-"
 	}
-	if f.actions == nil {
-		f.actions = NoAlarmActions()
+	if f.runbooks == "" {
+		f.runbooks = platform.DefaultRunbookURL
+	}
+	both := props.Actions
+	if both == nil {
+		both = NoAlarmActions()
+	}
+	f.actions = map[string]IAlarmActionStrategy{SeverityPage: both, SeverityTicket: both}
+	if props.PageActions != nil {
+		f.actions[SeverityPage] = props.PageActions
+	}
+	if props.TicketActions != nil {
+		f.actions[SeverityTicket] = props.TicketActions
 	}
 	return f
 }
@@ -121,16 +166,22 @@ type AlarmProps struct {
 	// Comparison compares metric and threshold.
 	// Default: GREATER_THAN_OR_EQUAL_TO_THRESHOLD.
 	Comparison awscloudwatch.ComparisonOperator
-	// Periods is how many consecutive breaching periods fire the alarm.
+	// Periods is how many periods are evaluated (EvaluationPeriods).
 	// Default: 1.
 	Periods int
+	// DatapointsToAlarm is how many of the Periods must breach, 1 to
+	// Periods. Default: Periods (all of them).
+	DatapointsToAlarm int
 	// TreatMissingData says how missing data counts. Default: NOT_BREACHING
 	// (no data: nothing happened).
 	TreatMissingData awscloudwatch.TreatMissingData
+	// Severity chooses the actions: SeverityPage or SeverityTicket.
+	// Default: SeverityPage.
+	Severity string
 }
 
 // AddAlarm creates the alarm name (id "Alarm-"+name, CloudWatch name
-// prefix+name) with the factory's actions.
+// prefix+name) with the actions of its severity.
 func (f *AlarmFactory) AddAlarm(name string, props *AlarmProps) awscloudwatch.Alarm {
 	if a, dup := f.alarms[name]; dup {
 		addError(f.scope, "trainq.AlarmFactory: alarm %q is added twice; want each alarm name once", name)
@@ -139,6 +190,23 @@ func (f *AlarmFactory) AddAlarm(name string, props *AlarmProps) awscloudwatch.Al
 	periods := props.Periods
 	if periods < 1 {
 		periods = 1
+	}
+	m := props.DatapointsToAlarm
+	if m == 0 {
+		m = periods
+	}
+	if m < 1 || m > periods {
+		addError(f.scope, "trainq.AlarmFactory: alarm %q has DatapointsToAlarm %d; want 1 to Periods (%d)", name, m, periods)
+		m = periods
+	}
+	severity := props.Severity
+	if severity == "" {
+		severity = SeverityPage
+	}
+	actions, ok := f.actions[severity]
+	if !ok {
+		addError(f.scope, "trainq.AlarmFactory: alarm %q has Severity %q; want %q or %q", name, severity, SeverityPage, SeverityTicket)
+		actions = f.actions[SeverityPage]
 	}
 	cmp := props.Comparison
 	if cmp == "" {
@@ -155,15 +223,56 @@ func (f *AlarmFactory) AddAlarm(name string, props *AlarmProps) awscloudwatch.Al
 		Threshold:          jsii.Number(props.Threshold),
 		ComparisonOperator: cmp,
 		EvaluationPeriods:  jsii.Number(periods),
-		DatapointsToAlarm:  jsii.Number(periods),
+		DatapointsToAlarm:  jsii.Number(m),
 		TreatMissingData:   missing,
 	})
 	claimName(a, "CloudWatch alarm", f.AlarmName(name), "AlarmNamePrefix")
-	f.actions.AddActions(a)
+	actions.AddActions(a)
 	f.alarms[name] = a
 	f.order = append(f.order, name)
 	return a
 }
+
+// AddRule creates the alarm of rule, watching metric (the rule's terms as a
+// CloudWatch metric or expression), with the rule's description (linking
+// its runbook section), severity, threshold and M of N.
+func (f *AlarmFactory) AddRule(rule alarms.Rule, metric awscloudwatch.IMetric) awscloudwatch.Alarm {
+	a := f.AddAlarm(rule.Name, &AlarmProps{
+		Description:       rule.Description(f.runbooks),
+		Metric:            metric,
+		Threshold:         rule.Threshold,
+		Comparison:        awscloudwatch.ComparisonOperator(comparisons[rule.Comparison]),
+		Periods:           rule.EvaluationPeriods,
+		DatapointsToAlarm: rule.DatapointsToAlarm,
+		TreatMissingData:  awscloudwatch.TreatMissingData(missingData[rule.TreatMissing]),
+		Severity:          rule.Severity,
+	})
+	f.rules[rule.Name] = rule
+	return a
+}
+
+// comparisons and missingData are CloudWatch's names as the CDK spells
+// them.
+var (
+	comparisons = map[alarms.Comparison]string{
+		alarms.GreaterThanOrEqual: string(awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD),
+		alarms.GreaterThan:        string(awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD),
+		alarms.LessThan:           string(awscloudwatch.ComparisonOperator_LESS_THAN_THRESHOLD),
+	}
+	missingData = map[alarms.Missing]string{
+		alarms.NotBreaching: string(awscloudwatch.TreatMissingData_NOT_BREACHING),
+		alarms.Breaching:    string(awscloudwatch.TreatMissingData_BREACHING),
+	}
+)
+
+// Rule is the rule of the alarm name, when AddRule created it.
+func (f *AlarmFactory) Rule(name string) (alarms.Rule, bool) {
+	r, ok := f.rules[name]
+	return r, ok
+}
+
+// RunbookURL is the runbooks page the factory's alarms link.
+func (f *AlarmFactory) RunbookURL() string { return f.runbooks }
 
 // AlarmName is the CloudWatch name of the alarm name.
 func (f *AlarmFactory) AlarmName(name string) string { return f.prefix + name }
@@ -197,18 +306,28 @@ type QueueAlarmThresholds struct {
 	// before that class's oldest-wait alarm. Default: production 900,
 	// research 7200, sweep 43200, any other class 3600.
 	MaxWaitSeconds map[string]int
-	// FailedJobClasses are the classes whose every failed job fires an
-	// alarm. Default: production, when there is such a class; an empty,
-	// non-nil list means none.
+	// FailedJobClasses are the classes whose failed jobs fire alarms.
+	// Default: production, when there is such a class; an empty, non-nil
+	// list means none.
 	FailedJobClasses []string
+	// PagingClasses are the classes whose failures the platform caused and
+	// whose waits with room in the team's quota page; every other alarm is
+	// a ticket. Default: production, when there is such a class; an empty,
+	// non-nil list means none.
+	PagingClasses []string
 	// UtilizationTargetPercent is the capacity utilization below which idle
 	// capacity while jobs wait fires the idle-capacity alarm, 1–100.
 	// Default: 80.
 	UtilizationTargetPercent int
 	// IdleAlarmSeconds is how long utilization must stay below target while
 	// jobs are runnable before the idle-capacity alarm fires, whole minutes,
-	// 60–86400. Default: 1800.
+	// 60–86400 (five sixths of its minutes must be idle). Default: 1800.
 	IdleAlarmSeconds int
+	// InstanceTypes are the types the idle-capacity alarm watches one by
+	// one (a type idle while jobs wait for it), at most
+	// alarms.MaxIdleTypes. Default: none; it watches the whole queue
+	// (capacity idle while any job waits).
+	InstanceTypes []string
 }
 
 // QueueAlarmThresholdsFromPlatform are p's thresholds.
@@ -221,8 +340,10 @@ func QueueAlarmThresholdsFromPlatform(p *platform.Platform) *QueueAlarmThreshold
 	return &QueueAlarmThresholds{
 		MaxWaitSeconds:           waits,
 		FailedJobClasses:         append([]string{}, mon.FailureAlarmClasses...),
+		PagingClasses:            append([]string{}, mon.PagingClasses...),
 		UtilizationTargetPercent: mon.UtilizationTargetPercent,
 		IdleAlarmSeconds:         mon.IdleAlarmSeconds,
+		InstanceTypes:            p.InstanceTypes(),
 	}
 }
 
@@ -249,15 +370,20 @@ func (t *QueueAlarmThresholds) resolve(classes []string) (QueueAlarmThresholds, 
 		waits[c] = v
 	}
 	r.MaxWaitSeconds = waits
-	if r.FailedJobClasses == nil {
-		r.FailedJobClasses = []string{}
-		if containsString(classes, "production") {
-			r.FailedJobClasses = []string{"production"}
+	for _, list := range []struct {
+		field string
+		value *[]string
+	}{{"FailedJobClasses", &r.FailedJobClasses}, {"PagingClasses", &r.PagingClasses}} {
+		if *list.value == nil {
+			*list.value = []string{}
+			if containsString(classes, "production") {
+				*list.value = []string{"production"}
+			}
 		}
-	}
-	for i, c := range r.FailedJobClasses {
-		if !containsString(classes, c) {
-			problems = append(problems, fmt.Sprintf("FailedJobClasses[%d] is %q, which is not a class (%s)", i, c, strings.Join(classes, ", ")))
+		for i, c := range *list.value {
+			if !containsString(classes, c) {
+				problems = append(problems, fmt.Sprintf("%s[%d] is %q, which is not a class (%s)", list.field, i, c, strings.Join(classes, ", ")))
+			}
 		}
 	}
 	if r.UtilizationTargetPercent == 0 {
@@ -275,92 +401,114 @@ func (t *QueueAlarmThresholds) resolve(classes []string) (QueueAlarmThresholds, 
 	return r, problems
 }
 
-// AddQueueAlarms adds queue's alarms: a failed job of each of
-// FailedJobClasses, the oldest waiting job of each class, and idle capacity
-// while jobs wait. classes are the platform's class names; thresholds nil
-// means every default. Thresholds naming unknown classes are validation
-// errors.
+// AddQueueAlarms adds queue's alarms (alarms.QueueRules): failures of each
+// of FailedJobClasses, the platform's (job-failed-<class>) and the jobs'
+// own (job-code-failed-<class>); the oldest job of each class waiting with
+// room in its team's quota (oldest-wait-<class>) and on its team's full
+// quota (quota-full-wait-<class>); and an instance type idle while jobs
+// wait for it (idle-capacity). classes are the platform's class names;
+// thresholds nil means every default. Thresholds naming unknown classes are
+// validation errors.
 func (f *AlarmFactory) AddQueueAlarms(queue ITrainingQueue, classes []string, thresholds *QueueAlarmThresholds) {
 	t, problems := thresholds.resolve(classes)
 	for _, p := range problems {
 		addError(f.scope, "trainq.QueueAlarmThresholds: %s", p)
 	}
-	for _, class := range t.FailedJobClasses {
-		f.AddAlarm(AlarmJobFailed(class), &AlarmProps{
-			Description: fmt.Sprintf("A %s job failed. Missing data: no job ended, not breaching.", class),
-			Metric:      queue.MetricJobsFailed(class, statPeriod("Sum", minute, "")),
-			Threshold:   1,
-		})
-	}
-	for _, class := range classes {
-		limit := t.MaxWaitSeconds[class]
-		f.AddAlarm(AlarmOldestWait(class), &AlarmProps{
-			Description: fmt.Sprintf("The oldest waiting %s job has waited more than %d s. "+
-				"Missing data: no %s job is waiting, not breaching.", class, limit, class),
-			Metric:     queue.MetricOldestRunnableSeconds(class, statPeriod("Maximum", minute, "")),
-			Threshold:  float64(limit),
-			Comparison: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-		})
-	}
-	idle := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String(fmt.Sprintf("IF(runnable > 0 AND utilization < %d, 1, 0)", t.UtilizationTargetPercent)),
-		UsingMetrics: &map[string]awscloudwatch.IMetric{
-			"utilization": queue.MetricCapacityUtilization("", statPeriod("Average", minute, "")),
-			"runnable":    queue.MetricRunnableJobs("", statPeriod("Maximum", minute, "")),
-		},
-		Label:  jsii.String("idle capacity while jobs wait (1 = yes)"),
-		Period: period(minute),
+	rules := alarms.QueueRules(alarms.QueueThresholds{
+		Classes: classes, FailedJobClasses: t.FailedJobClasses, PagingClasses: t.PagingClasses,
+		MaxWaitSeconds: t.MaxWaitSeconds, UtilizationTargetPercent: t.UtilizationTargetPercent,
+		IdleAlarmSeconds: t.IdleAlarmSeconds, InstanceTypes: t.InstanceTypes,
 	})
-	f.AddAlarm(AlarmIdleCapacity, &AlarmProps{
-		Description: fmt.Sprintf("Capacity utilization stayed below %d%% while jobs were runnable for %d minutes. "+
-			"Missing data: the poller wrote nothing, not breaching (the poller-errors alarm covers a broken poller).",
-			t.UtilizationTargetPercent, t.IdleAlarmSeconds/minute),
-		Metric:    idle,
-		Threshold: 1,
-		Periods:   t.IdleAlarmSeconds / minute,
+	for _, rule := range rules {
+		f.AddRule(rule, ruleMetric(queue, rule, nil))
+	}
+}
+
+// ruleMetric is what rule watches as one CloudWatch metric: its one term;
+// the sum of its terms, each FILL(…, 0); or its idle expression. resource
+// gives the AWS metric of a term on a function or queue.
+func ruleMetric(queue ITrainingQueue, rule alarms.Rule, resource func(alarms.Term, *awscloudwatch.MetricOptions) awscloudwatch.IMetric) awscloudwatch.IMetric {
+	opts := func() *awscloudwatch.MetricOptions { return statPeriod(rule.Statistic, rule.PeriodSeconds, "") }
+	term := func(t alarms.Term) awscloudwatch.IMetric {
+		if t.Resource != "" {
+			return resource(t, opts())
+		}
+		d := t.Dimensions
+		return queue.Metric(t.Metric, &MetricDimensions{Class: d[metrics.Class], Team: d[metrics.Team], InstanceType: d[metrics.InstanceType],
+			ErrorType: d[metrics.ErrorType], Reason: d[metrics.Reason], Fault: d[metrics.Fault], Quota: d[metrics.Quota]}, opts())
+	}
+	using := map[string]awscloudwatch.IMetric{}
+	var parts []string
+	switch {
+	case len(rule.IdleTypes) > 0:
+		for i, typ := range rule.IdleTypes {
+			r, u := fmt.Sprintf("r%d", i), fmt.Sprintf("u%d", i)
+			using[r] = queue.Metric(metrics.RunnableJobs, &MetricDimensions{InstanceType: typ}, statPeriod("Maximum", rule.PeriodSeconds, ""))
+			using[u] = queue.Metric(metrics.CapacityUtilization, &MetricDimensions{InstanceType: typ}, statPeriod("Average", rule.PeriodSeconds, ""))
+			parts = append(parts, fmt.Sprintf("IF(%s > 0 AND %s < %g, 1, 0)", r, u, rule.Target))
+		}
+		return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression: jsii.String(strings.Join(parts, " + ")), UsingMetrics: &using,
+			Label:  jsii.String(fmt.Sprintf("instance types idle below %g%% while jobs wait for them", rule.Target)),
+			Period: period(rule.PeriodSeconds),
+		})
+	case len(rule.Terms) == 1:
+		return term(rule.Terms[0])
+	}
+	var labels []string
+	for i, t := range rule.Terms {
+		id := fmt.Sprintf("m%d", i)
+		using[id] = term(t)
+		parts = append(parts, "FILL("+id+", 0)")
+		for _, v := range t.Dimensions {
+			labels = append(labels, v)
+		}
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression: jsii.String(strings.Join(parts, " + ")), UsingMetrics: &using,
+		Label:  jsii.String(rule.Name + " (" + strings.Join(labels, " + ") + ")"),
+		Period: period(rule.PeriodSeconds),
 	})
 }
 
-// AddSubmitterAlarms adds the submission function's alarms: submissions
-// that failed on AWS's side (the queue's SubmissionErrors of the paging
-// error types), Lambda throttles, and the dead-letter queue when the
-// submitter has one.
+// AddSubmitterAlarms adds the submission function's alarms
+// (alarms.SubmitterRules): submissions that failed on AWS's side (the
+// queue's SubmissionErrors of the paging error types) page; Lambda
+// throttles and the dead-letter queue, when the submitter has one, are
+// tickets.
 func (f *AlarmFactory) AddSubmitterAlarms(queue ITrainingQueue, sub ISubmitter) {
-	f.AddAlarm(AlarmSubmitterErrors, &AlarmProps{
-		Description: "Submissions failed on AWS's side (" + strings.Join(PagingSubmissionErrors(), ", ") + ") " +
-			"in the last 5 minutes; callers' mistakes do not count. Missing data: no failed submission, not breaching.",
-		Metric:    submissionFailures(queue),
-		Threshold: 1,
-	})
-	f.fnAlarm(AlarmSubmitterThrottles, "Lambda throttled the submission function", sub.MetricThrottles(statPeriod("Sum", 5*minute, "")))
-	if dlq := sub.DeadLetterQueue(); dlq != nil {
-		f.fnAlarm(AlarmSubmitterDeadLetters, "Asynchronous submissions failed every retry and wait in the dead-letter queue",
-			dlq.MetricApproximateNumberOfMessagesVisible(statPeriod("Maximum", 5*minute, "")))
+	dlq := sub.DeadLetterQueue()
+	for _, rule := range alarms.SubmitterRules(PagingSubmissionErrors(), dlq != nil) {
+		f.AddRule(rule, ruleMetric(queue, rule, func(t alarms.Term, o *awscloudwatch.MetricOptions) awscloudwatch.IMetric {
+			if t.Resource == alarms.SubmitterDLQ {
+				return dlq.MetricApproximateNumberOfMessagesVisible(o)
+			}
+			return sub.MetricThrottles(o)
+		}))
 	}
 }
 
-// AddPipelineAlarms adds the monitoring pipeline's alarms: its functions'
-// errors and throttles, events the observer could not read, and events that
-// could not be delivered.
+// AddPipelineAlarms adds the monitoring pipeline's alarms
+// (alarms.PipelineRules): the queue blocked and the heartbeats of the
+// observer and the poller page; their errors and throttles, events the
+// observer could not read and events that could not be delivered are
+// tickets.
 func (f *AlarmFactory) AddPipelineAlarms(p MonitoringPipeline) {
-	sum5 := statPeriod("Sum", 5*minute, "")
-	f.fnAlarm(AlarmObserverErrors, "The observer function failed", p.Observer().MetricErrors(sum5))
-	f.fnAlarm(AlarmObserverThrottles, "Lambda throttled the observer function", p.Observer().MetricThrottles(sum5))
-	f.fnAlarm(AlarmPollerErrors, "The poller function failed", p.Poller().MetricErrors(sum5))
-	f.fnAlarm(AlarmEventsRejected, "The observer could not read some Batch events (see its log for the reason)",
-		p.Queue().Metric(metrics.EventsRejected, nil, sum5))
-	f.fnAlarm(AlarmEventDeadLetters, "Batch events could not be delivered to the observer and wait in the dead-letter queue",
-		p.DeadLetterQueue().MetricApproximateNumberOfMessagesVisible(statPeriod("Maximum", 5*minute, "")))
-	// AWS Batch sends "Batch Service Job Queue Blocked" when the job at the
-	// head of the queue cannot run and every job behind it waits: an outage
-	// of the platform. The metric exists only when such an event arrives,
-	// so missing data means nothing is blocked.
-	f.AddAlarm(AlarmQueueBlocked, &AlarmProps{
-		Description: "AWS Batch reported the queue blocked by the job at its head (Batch Service Job Queue Blocked) in the last 5 minutes; " +
-			"the observer's log names the job and the reason. Missing data: no such event, not breaching.",
-		Metric:    p.Queue().Metric(metrics.QueueBlocked, nil, sum5),
-		Threshold: 1,
-	})
+	for _, rule := range alarms.PipelineRules() {
+		f.AddRule(rule, ruleMetric(p.Queue(), rule, func(t alarms.Term, o *awscloudwatch.MetricOptions) awscloudwatch.IMetric {
+			fn := p.Observer()
+			switch t.Resource {
+			case alarms.EventDLQ:
+				return p.DeadLetterQueue().MetricApproximateNumberOfMessagesVisible(o)
+			case alarms.Poller:
+				fn = p.Poller()
+			}
+			if t.AWSMetric == alarms.LambdaThrottles {
+				return fn.MetricThrottles(o)
+			}
+			return fn.MetricErrors(o)
+		}))
+	}
 }
 
 // RerouterAlarmThresholds are when the re-router's alarms fire.
@@ -403,72 +551,57 @@ func (t *RerouterAlarmThresholds) resolve() (RerouterAlarmThresholds, []string) 
 	return r, problems
 }
 
-// AddRerouterAlarms adds the re-router's alarms: its errors (a run that
-// failed or timed out: re-routing stopped for that run), its throttles when
-// they last (runs skipped; reserved concurrency 1 and a timeout shorter
-// than the schedule leave none in normal operation, so a lasting throttle
-// means the function's concurrency was changed, for example set to 0), and
-// moves AWS Batch refused. Refusals by the platform's own bounds (RATE,
-// MAX_MOVES) do not page: they show on the dashboard. thresholds nil means
-// every default.
+// AddRerouterAlarms adds the re-router's alarms (alarms.RerouterRules): its
+// errors (a run that failed or timed out: re-routing stopped for that
+// run), its throttles when they last (runs skipped; reserved concurrency 1
+// and a timeout shorter than the schedule leave none in normal operation,
+// so a lasting throttle means the function's concurrency was changed, for
+// example set to 0), and moves AWS Batch refused, all tickets; and a job
+// that started on both types, which pages. Refusals by the platform's own
+// bounds (RATE, MAX_MOVES) fire nothing: they show on the dashboard.
+// thresholds nil means every default.
 func (f *AlarmFactory) AddRerouterAlarms(r Rerouter, thresholds *RerouterAlarmThresholds) {
 	t, problems := thresholds.resolve()
 	for _, p := range problems {
 		addError(f.scope, "trainq.RerouterAlarmThresholds: %s", p)
 	}
-	f.fnAlarm(AlarmRerouterErrors, "The re-router function failed (an error or a timeout)", r.MetricErrors(statPeriod("Sum", 5*minute, "")))
 	// Throttled in each of 3 periods of at least the schedule's, so that
-	// one duplicate delivery of a scheduled event does not page.
+	// one duplicate delivery of a scheduled event does not alarm.
 	every := platform.DefaultRerouteEveryMinutes
 	if p := r.Platform(); p != nil {
 		every = p.Rerouting.EveryMinutes
 	}
-	throttlePeriod := max(5, every) * minute
-	f.AddAlarm(AlarmRerouterThrottles, &AlarmProps{
-		Description: fmt.Sprintf("Lambda throttled the re-router in each of 3 consecutive %d-minute periods: its runs are skipped "+
-			"(its reserved concurrency is 1 and its runs never overlap, so look for a changed concurrency). "+
-			"Missing data: no invocation, not breaching.", throttlePeriod/minute),
-		Metric:    r.MetricThrottles(statPeriod("Sum", throttlePeriod, "")),
-		Threshold: 1,
-		Periods:   3,
-	})
-	reasons := PagingRefusalReasons()
-	using := map[string]awscloudwatch.IMetric{}
-	expr := ""
-	for i, reason := range reasons {
-		id := fmt.Sprintf("r%d", i)
-		using[id] = r.MetricReroutesRefused(reason, statPeriod("Sum", t.RefusedWindowSeconds, ""))
-		if expr != "" {
-			expr += " + "
-		}
-		expr += "FILL(" + id + ", 0)"
+	rules := alarms.RerouterRules(PagingRefusalReasons(), t.RefusedMoves, t.RefusedWindowSeconds, max(5, every)*minute)
+	for _, rule := range rules {
+		f.AddRule(rule, rerouterMetric(r, rule))
 	}
-	f.AddAlarm(AlarmReroutesRefused, &AlarmProps{
-		Description: fmt.Sprintf("AWS Batch refused %d or more of the re-router's moves (%s) in %d minutes; "+
-			"the re-router's log says which job and why. Moves stopped by the platform's own bounds (%s, %s) do not count. "+
-			"Missing data: no refused move, not breaching.", t.RefusedMoves, strings.Join(reasons, ", "), t.RefusedWindowSeconds/minute, metrics.RefusedRate, metrics.RefusedMaxMoves),
-		Metric: awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-			Expression:   jsii.String(expr),
-			UsingMetrics: &using,
-			Label:        jsii.String("moves AWS Batch refused (" + strings.Join(reasons, " + ") + ")"),
-			Period:       period(t.RefusedWindowSeconds),
-		}),
-		Threshold: float64(t.RefusedMoves),
-	})
-	f.AddAlarm(AlarmRerouteRanTwice, &AlarmProps{
-		Description: "A job the re-router was moving started on both instance types before either could be terminated " +
-			"(ReroutesRefused, reason " + metrics.RefusedBothStarted + "): the training job runs twice until someone cancels one; " +
-			"the re-router's log names both jobs. Missing data: none happened, not breaching.",
-		Metric:    r.MetricReroutesRefused(metrics.RefusedBothStarted, statPeriod("Sum", 5*minute, "")),
-		Threshold: 1,
-	})
 }
 
-func (f *AlarmFactory) fnAlarm(name, what string, metric awscloudwatch.IMetric) {
-	f.AddAlarm(name, &AlarmProps{
-		Description: what + " in the last 5 minutes. Missing data: no invocation, not breaching.",
-		Metric:      metric,
-		Threshold:   1,
+// rerouterMetric is what a re-router rule watches: the function's Lambda
+// metrics or its ReroutesRefused by reason.
+func rerouterMetric(r Rerouter, rule alarms.Rule) awscloudwatch.IMetric {
+	opts := func() *awscloudwatch.MetricOptions { return statPeriod(rule.Statistic, rule.PeriodSeconds, "") }
+	using := map[string]awscloudwatch.IMetric{}
+	var parts, reasons []string
+	for i, t := range rule.Terms {
+		switch {
+		case t.AWSMetric == alarms.LambdaErrors:
+			return r.MetricErrors(opts())
+		case t.AWSMetric == alarms.LambdaThrottles:
+			return r.MetricThrottles(opts())
+		case len(rule.Terms) == 1:
+			return r.MetricReroutesRefused(t.Dimensions[metrics.Reason], opts())
+		}
+		id := fmt.Sprintf("r%d", i)
+		using[id] = r.MetricReroutesRefused(t.Dimensions[metrics.Reason], opts())
+		parts = append(parts, "FILL("+id+", 0)")
+		reasons = append(reasons, t.Dimensions[metrics.Reason])
+	}
+	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+		Expression:   jsii.String(strings.Join(parts, " + ")),
+		UsingMetrics: &using,
+		Label:        jsii.String("moves AWS Batch refused (" + strings.Join(reasons, " + ") + ")"),
+		Period:       period(rule.PeriodSeconds),
 	})
 }
 
@@ -482,28 +615,6 @@ func PagingSubmissionErrors() []string {
 		}
 	}
 	return out
-}
-
-// submissionFailures sums the queue's SubmissionErrors of the paging error
-// types over 5 minutes.
-func submissionFailures(queue ITrainingQueue) awscloudwatch.IMetric {
-	using := map[string]awscloudwatch.IMetric{}
-	expr := ""
-	kinds := PagingSubmissionErrors()
-	for i, kind := range kinds {
-		id := fmt.Sprintf("e%d", i)
-		using[id] = queue.MetricSubmissionErrors(kind, statPeriod("Sum", 5*minute, ""))
-		if expr != "" {
-			expr += " + "
-		}
-		expr += "FILL(" + id + ", 0)"
-	}
-	return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression:   jsii.String(expr),
-		UsingMetrics: &using,
-		Label:        jsii.String("failed submissions (" + strings.Join(kinds, " + ") + ")"),
-		Period:       period(5 * minute),
-	})
 }
 
 func containsString(list []string, s string) bool {

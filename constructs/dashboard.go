@@ -1,10 +1,14 @@
 package constructs
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
@@ -25,12 +29,19 @@ type WidgetProps struct {
 	// InstanceTypes are the instance types. Default: none (no per-type
 	// lines).
 	InstanceTypes []string
+	// MaxWaitSeconds are the wait alarms' thresholds per class, drawn on
+	// the oldest-wait graph. Default: none drawn.
+	MaxWaitSeconds map[string]int
+	// UtilizationTargetPercent is the idle-capacity alarm's target, drawn
+	// on the utilization graph. Default: none drawn.
+	UtilizationTargetPercent int
 }
 
 // WidgetPropsFromPlatform break metrics down by p's classes, teams and
-// instance types.
+// instance types, with p's alarm thresholds.
 func WidgetPropsFromPlatform(p *platform.Platform) *WidgetProps {
-	return &WidgetProps{Classes: p.ClassNames(), Teams: p.TeamNames(), InstanceTypes: p.InstanceTypes()}
+	return &WidgetProps{Classes: p.ClassNames(), Teams: p.TeamNames(), InstanceTypes: p.InstanceTypes(),
+		MaxWaitSeconds: p.Monitoring.MaxWaitSeconds, UtilizationTargetPercent: p.Monitoring.UtilizationTargetPercent}
 }
 
 func stat5(statistic, label string) *awscloudwatch.MetricOptions {
@@ -38,10 +49,25 @@ func stat5(statistic, label string) *awscloudwatch.MetricOptions {
 }
 
 func graph(title string, left []awscloudwatch.IMetric, axis *awscloudwatch.YAxisProps) awscloudwatch.IWidget {
-	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+	return annotated(title, left, axis, nil)
+}
+
+// annotated is a graph with horizontal lines: the thresholds of the alarms
+// on its metrics.
+func annotated(title string, left []awscloudwatch.IMetric, axis *awscloudwatch.YAxisProps, lines []*awscloudwatch.HorizontalAnnotation) awscloudwatch.IWidget {
+	props := &awscloudwatch.GraphWidgetProps{
 		Title: jsii.String(title), Left: &left, LeftYAxis: axis,
 		Width: jsii.Number(WidgetWidth), Height: jsii.Number(WidgetHeight),
-	})
+	}
+	if len(lines) > 0 {
+		props.LeftAnnotations = &lines
+	}
+	return awscloudwatch.NewGraphWidget(props)
+}
+
+// threshold is an alarm threshold line.
+func threshold(value float64, label string) *awscloudwatch.HorizontalAnnotation {
+	return &awscloudwatch.HorizontalAnnotation{Value: jsii.Number(value), Label: jsii.String(label)}
 }
 
 func countAxis(label string) *awscloudwatch.YAxisProps {
@@ -69,13 +95,18 @@ func widgetProps(props *WidgetProps) *WidgetProps {
 }
 
 // CapacityWidgets are a row of the queue's capacity: utilization by instance
-// type and by team (of its quota), and instances in use by type.
+// type (with the idle-capacity alarm's target) and by team (of its quota),
+// and instances in use by type.
 func CapacityWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
 	w := widgetProps(props)
 	percent := &awscloudwatch.YAxisProps{Min: jsii.Number(0), Max: jsii.Number(100), Label: jsii.String("%"), ShowUnits: jsii.Bool(false)}
+	var target []*awscloudwatch.HorizontalAnnotation
+	if w.UtilizationTargetPercent > 0 {
+		target = append(target, threshold(float64(w.UtilizationTargetPercent), "idle-capacity target"))
+	}
 	return []awscloudwatch.IWidget{
-		graph("Capacity utilization by instance type (%)",
-			per(queue, metrics.CapacityUtilization, byType, w.InstanceTypes, "Average"), percent),
+		annotated("Capacity utilization by instance type (%)",
+			per(queue, metrics.CapacityUtilization, byType, w.InstanceTypes, "Average"), percent, target),
 		graph("Capacity utilization by team, of its quota (%; above 100 when borrowing)",
 			per(queue, metrics.CapacityUtilization, byTeam, w.Teams, "Average"), countAxis("%")),
 		graph("Instances in use by instance type (count)",
@@ -84,7 +115,8 @@ func CapacityWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.I
 }
 
 // BacklogWidgets are a row of the queue's backlog: runnable jobs and the
-// oldest wait by class, and the wait from runnable to running (p50, p95).
+// oldest wait by class (with each class's wait threshold), and the wait
+// from runnable to running (p50, p95).
 func BacklogWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
 	w := widgetProps(props)
 	var waits []awscloudwatch.IMetric
@@ -93,11 +125,77 @@ func BacklogWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IW
 			queue.MetricWaitSeconds(c, stat5("p50", c+" p50")),
 			queue.MetricWaitSeconds(c, stat5("p95", c+" p95")))
 	}
+	var lines []*awscloudwatch.HorizontalAnnotation
+	for _, c := range w.Classes {
+		if v, ok := w.MaxWaitSeconds[c]; ok {
+			lines = append(lines, threshold(float64(v), "oldest-wait-"+c))
+		}
+	}
 	return []awscloudwatch.IWidget{
 		graph("Runnable jobs by class (count)", per(queue, metrics.RunnableJobs, byClass, w.Classes, "Maximum"), countAxis("jobs")),
-		graph("Oldest waiting job by class (seconds)", per(queue, metrics.OldestRunnableSeconds, byClass, w.Classes, "Maximum"), countAxis("seconds")),
+		annotated("Oldest waiting job by class (seconds)", per(queue, metrics.OldestRunnableSeconds, byClass, w.Classes, "Maximum"), countAxis("seconds"), lines),
 		graph("Wait from runnable to running, p50 and p95 by class (seconds)", waits, countAxis("seconds")),
 	}
+}
+
+// WhoWaitsWidgets are a row that answers who waits and why: runnable jobs
+// and the oldest wait by team, and the oldest wait by class split by room
+// in the team's quota (ROOM: the platform's to explain, the line the
+// paging alarm reads; FULL: the team's own quota is full), with each
+// class's threshold.
+func WhoWaitsWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
+	w := widgetProps(props)
+	var split []awscloudwatch.IMetric
+	var lines []*awscloudwatch.HorizontalAnnotation
+	for _, c := range w.Classes {
+		for _, q := range []string{metrics.QuotaRoom, metrics.QuotaFull} {
+			split = append(split, queue.Metric(metrics.OldestRunnableSeconds, &MetricDimensions{Class: c, Quota: q}, stat5("Maximum", c+" "+q)))
+		}
+		if v, ok := w.MaxWaitSeconds[c]; ok {
+			lines = append(lines, threshold(float64(v), c))
+		}
+	}
+	return []awscloudwatch.IWidget{
+		graph("Runnable jobs by team (count)", per(queue, metrics.RunnableJobs, byTeam, w.Teams, "Maximum"), countAxis("jobs")),
+		graph("Oldest waiting job by team (seconds)", per(queue, metrics.OldestRunnableSeconds, byTeam, w.Teams, "Maximum"), countAxis("seconds")),
+		annotated("Oldest wait by class: with room in the team's quota (ROOM, pages) or on a full quota (FULL, tickets) (seconds)", split, countAxis("seconds"), lines),
+	}
+}
+
+// WhyWidgets are a row of why jobs wait or fail: runnable jobs by instance
+// type, queue-blocked events by reason, and failures by whose fault.
+func WhyWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {
+	w := widgetProps(props)
+	var blocked []awscloudwatch.IMetric
+	for _, r := range append(batchrules.TimeLimitReasons(), metrics.ReasonOther) {
+		blocked = append(blocked, queue.Metric(metrics.QueueBlocked, &MetricDimensions{Reason: r}, stat5("Sum", r)))
+	}
+	var failed []awscloudwatch.IMetric
+	for _, c := range w.Classes {
+		for _, f := range []string{metrics.FaultPlatform, metrics.FaultJob} {
+			failed = append(failed, queue.Metric(metrics.JobsFailed, &MetricDimensions{Class: c, Fault: f}, stat5("Sum", c+" "+f)))
+		}
+	}
+	return []awscloudwatch.IWidget{
+		graph("Runnable jobs by instance type (count)", per(queue, metrics.RunnableJobs, byType, w.InstanceTypes, "Maximum"), countAxis("jobs")),
+		annotated("Queue blocked events by reason (count per 5 min)", blocked, countAxis("events"), []*awscloudwatch.HorizontalAnnotation{threshold(1, "queue-blocked")}),
+		graph("Jobs failed by class and fault: PLATFORM (pages) or JOB (tickets) (count per 5 min)", failed, countAxis("jobs")),
+	}
+}
+
+// RunbookWidget lists each alarm of factory with its severity and a link to
+// its runbook section.
+func RunbookWidget(factory *AlarmFactory) awscloudwatch.IWidget {
+	var b strings.Builder
+	b.WriteString("### Alarms and their runbooks\n\n| alarm | severity |\n|---|---|\n")
+	for _, name := range factory.order {
+		if r, ok := factory.rules[name]; ok {
+			fmt.Fprintf(&b, "| [%s](%s) | %s |\n", name, r.RunbookLink(factory.runbooks), r.Severity)
+		}
+	}
+	return awscloudwatch.NewTextWidget(&awscloudwatch.TextWidgetProps{
+		Markdown: jsii.String(b.String()), Width: jsii.Number(WidgetWidth), Height: jsii.Number(2 * WidgetHeight),
+	})
 }
 
 // OutcomeWidgets are the queue's job outcomes by class (submitted, started,
@@ -149,13 +247,17 @@ func SubmitterWidgets(queue ITrainingQueue, sub ISubmitter) []awscloudwatch.IWid
 	}
 }
 
-// PipelineWidget is the monitoring pipeline's health: its functions' errors
-// and the events the observer could not read.
+// PipelineWidget is the monitoring pipeline's health: its functions'
+// errors, the poller's throttles, the events the observer could not read,
+// and the observer's and the poller's heartbeats.
 func PipelineWidget(p MonitoringPipeline) awscloudwatch.IWidget {
-	return graph("Observer and poller health (count per 5 min)", []awscloudwatch.IMetric{
+	return graph("Observer and poller health (count per 5 min; heartbeats 5 each when healthy)", []awscloudwatch.IMetric{
 		p.Observer().MetricErrors(stat5("Sum", "observer errors")),
 		p.Poller().MetricErrors(stat5("Sum", "poller errors")),
+		p.Poller().MetricThrottles(stat5("Sum", "poller throttles")),
 		p.Queue().Metric(metrics.EventsRejected, nil, stat5("Sum", "events rejected")),
+		p.Queue().Metric(metrics.ObserverHeartbeats, nil, stat5("Sum", "observer heartbeats")),
+		p.Queue().Metric(metrics.RunnableJobs, nil, stat5("SampleCount", "poller heartbeats")),
 	}, countAxis("count"))
 }
 

@@ -27,6 +27,13 @@ type MetricDimensions struct {
 	// was refused (ReroutesRefused: RerouteRefusalReasons). Default: ""
 	// (every reason).
 	Reason string
+	// Fault is whose a failure was (JobsFailed): metrics.FaultPlatform or
+	// FaultJob. Default: "" (either).
+	Fault string
+	// Quota is whether waiting jobs' teams have room for them
+	// (RunnableJobs, OldestRunnableSeconds): metrics.QuotaRoom or
+	// QuotaFull. Default: "" (either).
+	Quota string
 }
 
 func (d *MetricDimensions) names() ([]string, map[string]string) {
@@ -35,7 +42,7 @@ func (d *MetricDimensions) names() ([]string, map[string]string) {
 	if d == nil {
 		return names, values
 	}
-	for _, kv := range [][2]string{{metrics.Class, d.Class}, {metrics.Team, d.Team}, {metrics.InstanceType, d.InstanceType}, {metrics.ErrorType, d.ErrorType}, {metrics.Reason, d.Reason}} {
+	for _, kv := range [][2]string{{metrics.Class, d.Class}, {metrics.Team, d.Team}, {metrics.InstanceType, d.InstanceType}, {metrics.ErrorType, d.ErrorType}, {metrics.Reason, d.Reason}, {metrics.Fault, d.Fault}, {metrics.Quota, d.Quota}} {
 		if kv[1] != "" {
 			names = append(names, kv[0])
 			values[kv[0]] = kv[1]

@@ -32,12 +32,27 @@ type MonitorProps struct {
 	// QueueAlarmThresholds default.
 	Thresholds *QueueAlarmThresholds
 	// AlarmActions is what every alarm does: NotifyTopic(your topic), for
-	// example. Default: notify a new AlarmTopic (id "AlarmTopic", with its
-	// key "AlarmKey"), which AlarmEmails are subscribed to.
+	// example, unless its severity's own actions are set. Default: alarms
+	// of severity page notify a new page topic (id "AlarmTopic", with its
+	// key "AlarmKey"), those of severity ticket a new ticket topic (id
+	// "TicketAlarmTopic", key "TicketAlarmKey").
 	AlarmActions IAlarmActionStrategy
-	// AlarmEmails are subscribed to the new alarm topic; only without
-	// AlarmActions. Default: none.
+	// PageActions and TicketActions are what alarms of each severity do.
+	// Default: AlarmActions, else the new topic of the severity.
+	PageActions, TicketActions IAlarmActionStrategy
+	// PageTopicArn and TicketTopicArn name an SNS topic of yours (a paging
+	// service's integration) that alarms of the severity notify, in place
+	// of a new topic; its policy must let cloudwatch.amazonaws.com publish.
+	// Default: none.
+	PageTopicArn, TicketTopicArn string
+	// AlarmEmails are subscribed to both new topics. Default: none.
 	AlarmEmails []string
+	// PageEmails and TicketEmails are subscribed to the new topic of their
+	// severity. Default: none.
+	PageEmails, TicketEmails []string
+	// RunbookURL is the runbooks page each alarm's description links.
+	// Default: platform.DefaultRunbookURL.
+	RunbookURL string
 	// AlarmNamePrefix starts every alarm's name. Default: PlatformName + "-".
 	AlarmNamePrefix string
 	// DashboardName names the dashboard. Default: PlatformName.
@@ -63,6 +78,11 @@ func MonitorPropsFromPlatform(p *platform.Platform, queue ITrainingQueue, sub IS
 		PlatformProps:        PlatformPropsFromPlatform(p),
 		Thresholds:           QueueAlarmThresholdsFromPlatform(p),
 		AlarmEmails:          append([]string(nil), p.Monitoring.AlarmEmails...),
+		PageEmails:           append([]string(nil), p.Monitoring.Page.Emails...),
+		TicketEmails:         append([]string(nil), p.Monitoring.Ticket.Emails...),
+		PageTopicArn:         p.Monitoring.Page.TopicARN,
+		TicketTopicArn:       p.Monitoring.Ticket.TopicARN,
+		RunbookURL:           p.Monitoring.RunbookURL,
 		AlarmNamePrefix:      p.Name + "-",
 		DashboardName:        p.Name,
 		ObserverFunctionName: p.ObserverFunctionName(),
@@ -86,9 +106,13 @@ type Monitor interface {
 	// Alarms are the monitor's alarms by name (the Alarm… constants and
 	// functions).
 	Alarms() map[string]awscloudwatch.Alarm
-	// AlarmTopic is the topic the alarms notify when the monitor created it,
-	// else nil (the alarms follow MonitorProps.AlarmActions).
+	// AlarmTopic is the topic alarms of severity page notify when the
+	// monitor created or imported it, else nil (they follow the props'
+	// actions).
 	AlarmTopic() awssns.ITopic
+	// TicketTopic is the topic alarms of severity ticket notify when the
+	// monitor created or imported it, else nil.
+	TicketTopic() awssns.ITopic
 	// Dashboard is the monitor's dashboard.
 	Dashboard() awscloudwatch.Dashboard
 }
@@ -98,6 +122,7 @@ type monitor struct {
 	pipeline  MonitoringPipeline
 	factory   *AlarmFactory
 	topic     awssns.ITopic
+	ticket    awssns.ITopic
 	dashboard awscloudwatch.Dashboard
 }
 
@@ -130,17 +155,36 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	if prefix == "" {
 		prefix = pp.name() + "-"
 	}
-	actions := props.AlarmActions
-	if actions == nil {
-		topic, _ := newAlarmTopic(c, "AlarmKey", "AlarmTopic", "Encrypts the trainq "+pp.name()+" alarm topic", &AlarmTopicProps{
-			AlarmNamePrefix: prefix, DisplayName: "trainq " + pp.name() + " alarms", Emails: props.AlarmEmails,
-		})
-		m.topic = topic
-		actions = NotifyTopic(topic)
-	} else if len(props.AlarmEmails) > 0 {
+	if props.AlarmActions != nil && len(props.AlarmEmails) > 0 {
 		addError(c, "trainq.Monitor: AlarmEmails has %d addresses but AlarmActions is set; subscribe them to your own topic, or leave AlarmActions unset", len(props.AlarmEmails))
 	}
-	m.factory = NewAlarmFactory(c, &AlarmFactoryProps{AlarmNamePrefix: prefix, Actions: actions})
+	// severityActions are the actions of one severity: given, else a topic
+	// of yours by ARN, else a new topic (ids keyID, topicID) with the
+	// severity's and AlarmEmails subscribed.
+	severityActions := func(given IAlarmActionStrategy, arn, name, keyID, topicID string, emails []string) (IAlarmActionStrategy, awssns.ITopic) {
+		if given == nil {
+			given = props.AlarmActions
+		}
+		switch {
+		case given != nil:
+			if len(emails) > 0 || arn != "" {
+				addError(c, "trainq.Monitor: %s e-mails or topic ARN are set but so are its actions; subscribe them to your own topic, or leave the actions unset", name)
+			}
+			return given, nil
+		case arn != "":
+			topic := awssns.Topic_FromTopicArn(c, jsii.String(topicID+"Import"), jsii.String(arn))
+			return NotifyTopic(topic), topic
+		}
+		topic, _ := newAlarmTopic(c, keyID, topicID, "Encrypts the trainq "+pp.name()+" "+name+" topic", &AlarmTopicProps{
+			AlarmNamePrefix: prefix, DisplayName: "trainq " + pp.name() + " " + name + "s",
+			Emails: append(append([]string{}, props.AlarmEmails...), emails...),
+		})
+		return NotifyTopic(topic), topic
+	}
+	page, pageTopic := severityActions(props.PageActions, props.PageTopicArn, SeverityPage, "AlarmKey", "AlarmTopic", props.PageEmails)
+	ticket, ticketTopic := severityActions(props.TicketActions, props.TicketTopicArn, SeverityTicket, "TicketAlarmKey", "TicketAlarmTopic", props.TicketEmails)
+	m.topic, m.ticket = pageTopic, ticketTopic
+	m.factory = NewAlarmFactory(c, &AlarmFactoryProps{AlarmNamePrefix: prefix, PageActions: page, TicketActions: ticket, RunbookURL: props.RunbookURL})
 
 	var w *WidgetProps
 	var classes []string
@@ -148,7 +192,16 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		w = WidgetPropsFromPlatform(p)
 		classes = p.ClassNames()
 	}
-	m.factory.AddQueueAlarms(props.Queue, classes, props.Thresholds)
+	thresholds := props.Thresholds
+	if w != nil && (thresholds == nil || thresholds.InstanceTypes == nil) {
+		t := QueueAlarmThresholds{}
+		if thresholds != nil {
+			t = *thresholds
+		}
+		t.InstanceTypes = w.InstanceTypes
+		thresholds = &t
+	}
+	m.factory.AddQueueAlarms(props.Queue, classes, thresholds)
 	if props.Submitter != nil {
 		m.factory.AddSubmitterAlarms(props.Queue, props.Submitter)
 	}
@@ -164,10 +217,12 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 	if props.Submitter != nil {
 		last = append(SubmitterWidgets(props.Queue, props.Submitter), last...)
 	}
-	rows := [][]awscloudwatch.IWidget{CapacityWidgets(props.Queue, w), BacklogWidgets(props.Queue, w), outcomes, last}
+	rows := [][]awscloudwatch.IWidget{CapacityWidgets(props.Queue, w), BacklogWidgets(props.Queue, w),
+		WhoWaitsWidgets(props.Queue, w), WhyWidgets(props.Queue, w), outcomes, last}
 	if props.Rerouter != nil {
 		rows = append(rows, RerouterWidgets(props.Rerouter))
 	}
+	rows = append(rows, []awscloudwatch.IWidget{RunbookWidget(m.factory)})
 	widgets := make([]*[]awscloudwatch.IWidget, len(rows))
 	for i := range rows {
 		widgets[i] = &rows[i]
@@ -191,6 +246,7 @@ func isZeroPlatformProps(pp PlatformProps) bool {
 func (m *monitor) Pipeline() MonitoringPipeline { return m.pipeline }
 func (m *monitor) AlarmFactory() *AlarmFactory  { return m.factory }
 func (m *monitor) AlarmTopic() awssns.ITopic    { return m.topic }
+func (m *monitor) TicketTopic() awssns.ITopic   { return m.ticket }
 func (m *monitor) Dashboard() awscloudwatch.Dashboard {
 	return m.dashboard
 }

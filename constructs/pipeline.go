@@ -142,6 +142,18 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 		})},
 	})
 
+	// EventBridge's scheduled event, once a minute: the observer's
+	// heartbeat (metrics.ObserverHeartbeats), on which the
+	// observer-heartbeat alarm treats no data as breaching.
+	awsevents.NewRule(c, jsii.String("ObserverHeartbeat"), &awsevents.RuleProps{
+		Description: jsii.String("Sends the observer of " + queueName + " its heartbeat every minute"),
+		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(1))),
+		Targets: &[]awsevents.IRuleTarget{awseventstargets.NewLambdaFunction(obs.fn, &awseventstargets.LambdaFunctionProps{
+			RetryAttempts: jsii.Number(0),
+			MaxEventAge:   awscdk.Duration_Minutes(jsii.Number(1)),
+		})},
+	})
+
 	poll := newGoFunction(constructs.NewConstruct(c, jsii.String("Poller")), goFunctionProps{
 		functionName:  pollerName,
 		nameProp:      "PollerFunctionName",

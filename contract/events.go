@@ -49,6 +49,15 @@ func ChangedBy(alias string) string {
 // Its detail resembles DescribeServiceJob's answer; statusReason says why.
 const BatchServiceJobQueueBlockedEvent = "Batch Service Job Queue Blocked"
 
+// The scheduled event EventBridge sends a rule's target
+// (https://docs.aws.amazon.com/eventbridge/latest/ref/events-ref-events.html):
+// the monitoring pipeline sends it to the observer every minute as a
+// heartbeat (metrics.ObserverHeartbeats).
+const (
+	ScheduledEventSource     = "aws.events"
+	ScheduledEventDetailType = "Scheduled Event"
+)
+
 // BatchEventDetailTypes lists the detail types the observer reads, which the
 // monitoring pipeline's EventBridge rule must match.
 func BatchEventDetailTypes() []string {

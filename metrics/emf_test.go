@@ -118,13 +118,13 @@ func TestEncodeRefusesWhatCloudWatchWouldReject(t *testing.T) {
 		}, "is not one of its sets"},
 		{"a dimension without a value", func() *metrics.Record {
 			r := &metrics.Record{Time: at, Dimensions: map[string]string{metrics.Queue: "q"}}
-			r.Add(metrics.JobsFailed, 1)
+			r.Add(metrics.JobsFailed, 1, []string{metrics.Queue, metrics.Class})
 			return r
 		}, `dimension "Class" of set`},
 		{"the same metric twice", func() *metrics.Record {
 			r := &metrics.Record{Time: at, Dimensions: jobDims()}
-			r.Add(metrics.JobsFailed, 1)
-			r.Add(metrics.JobsFailed, 1)
+			r.Add(metrics.JobsFailed, 1, []string{metrics.Queue})
+			r.Add(metrics.JobsFailed, 1, []string{metrics.Queue})
 			return r
 		}, "already used"},
 		{"a value that is not a number", func() *metrics.Record {
@@ -178,7 +178,7 @@ func TestEncodeDropsLargestPropertiesNeverMetrics(t *testing.T) {
 	r := &metrics.Record{Time: at, Dimensions: jobDims(), Properties: map[string]any{
 		"jobId": "j-1", "statusReason": strings.Repeat("\x01", 200_000), "message": strings.Repeat("m", 40_000), "small": 3,
 	}}
-	r.Add(metrics.JobsFailed, 1)
+	r.Add(metrics.JobsFailed, 1, []string{metrics.Queue})
 	line, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,31 @@ const (
 	// job left and went to.
 	FromInstanceType = "FromInstanceType"
 	ToInstanceType   = "ToInstanceType"
+	// Fault is whose a failed job's failure is: FaultPlatform or FaultJob.
+	Fault = "Fault"
+	// Quota is whether a waiting job's team has room for it in its quota
+	// of the job's instance type: QuotaRoom or QuotaFull.
+	Quota = "Quota"
+)
+
+// Values of Fault: a failure the platform or AWS caused (capacity,
+// preemption retries exhausted, internal errors, time limits, and any
+// reason trainq does not know), or the job's own (SageMaker's
+// AlgorithmError or ClientError); batchrules.FailureCause decides.
+const (
+	FaultPlatform = "PLATFORM"
+	FaultJob      = "JOB"
+)
+
+// Values of Quota. A job waits with room when its team's instances in use
+// of the job's type plus the job's own instances fit the team's quota of
+// the type: the team is within its quota and the platform should start it
+// (in fair-share mode, where teams have no quota, every job waits with
+// room). A job waits on a full quota when its team's own jobs fill the
+// quota: the team's own doing.
+const (
+	QuotaRoom = "ROOM"
+	QuotaFull = "FULL"
 )
 
 // ReasonOther is the Reason of a queue-blocked event whose statusReason
@@ -84,6 +109,7 @@ var (
 	perClassTeam = [][]string{{Queue, Class, Team}, {Queue, Class}, {Queue, Team}, {Queue}}
 	perType      = [][]string{{Queue, InstanceType}, {Queue}}
 	perTeamType  = [][]string{{Queue, Team, InstanceType}, {Queue, Team}}
+	backlogSets  = append([][]string{{Queue, InstanceType}, {Queue, Class, Quota}}, perClassTeam...)
 )
 
 // Metrics written by the observer from Batch job state-change events.
@@ -95,7 +121,9 @@ var (
 	// JobsFailed counts jobs that reached FAILED, except those cancelled
 	// through trainq (JobsCancelled). A job terminated outside trainq (console,
 	// CLI) counts here.
-	JobsFailed = Metric{"JobsFailed", UnitCount, perClassTeam}
+	// {Queue,Class,Fault} says whose failure it was (FaultPlatform,
+	// FaultJob).
+	JobsFailed = Metric{"JobsFailed", UnitCount, append([][]string{{Queue, Class, Fault}}, perClassTeam...)}
 	// JobsCancelled counts jobs that ended FAILED because they were cancelled
 	// through trainq (their status reason starts with
 	// contract.CancelReasonPrefix). JobsFailed does not count them.
@@ -116,6 +144,10 @@ var (
 	// misconfiguration, or capacity SageMaker cannot provide), so every job
 	// behind it waits. Reason is the blocking reason code.
 	QueueBlocked = Metric{"QueueBlocked", UnitCount, [][]string{{Queue, Reason}, {Queue}}}
+	// ObserverHeartbeats counts the scheduled heartbeat events the
+	// observer received (one a minute): no data means the observer or its
+	// log-to-metric path is broken, so the job alarms would stay silent.
+	ObserverHeartbeats = Metric{"ObserverHeartbeats", UnitCount, [][]string{{Queue}}}
 )
 
 // Metrics written by the submission function, one EMF line per request.
@@ -130,10 +162,15 @@ var (
 
 // Metrics written by the poller from queue snapshots, once a minute.
 var (
-	// RunnableJobs is the number of jobs waiting to run.
-	RunnableJobs = Metric{"RunnableJobs", UnitCount, perClassTeam}
+	// RunnableJobs is the number of jobs waiting to run; by instance type,
+	// and by class and Quota (whether the team has room for the job).
+	RunnableJobs = Metric{"RunnableJobs", UnitCount, backlogSets}
 	// OldestRunnableSeconds is the wait so far of the oldest runnable job.
-	OldestRunnableSeconds = Metric{"OldestRunnableSeconds", UnitSeconds, perClassTeam}
+	OldestRunnableSeconds = Metric{"OldestRunnableSeconds", UnitSeconds, backlogSets}
+	// RunnableUndescribed is the number of runnable jobs whose class and
+	// instance type the poller does not know yet (not yet described): 0
+	// when every per-class, per-type and per-Quota backlog is exact.
+	RunnableUndescribed = Metric{"RunnableUndescribed", UnitCount, [][]string{{Queue}}}
 	// InstancesInUse is the number of instances running jobs.
 	InstancesInUse = Metric{"InstancesInUse", UnitCount, append(append([][]string{}, perType...), perTeamType...)}
 	// CapacityUtilization is instances in use over the limit, in percent:
@@ -194,7 +231,7 @@ func RefusalReasons() []string {
 // ObserverMetrics lists the metrics the observer function writes from Batch
 // job state-change events.
 func ObserverMetrics() []Metric {
-	return []Metric{JobsStarted, JobsSucceeded, JobsFailed, JobsCancelled, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected, QueueBlocked}
+	return []Metric{JobsStarted, JobsSucceeded, JobsFailed, JobsCancelled, JobsPreempted, WaitSeconds, RunSeconds, EventsRejected, QueueBlocked, ObserverHeartbeats}
 }
 
 // SubmitterMetrics lists the metrics the submission function writes.
@@ -205,7 +242,7 @@ func SubmitterMetrics() []Metric {
 // PollerMetrics lists the metrics the poller function writes from queue
 // snapshots.
 func PollerMetrics() []Metric {
-	return []Metric{RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization, BorrowedInstances}
+	return []Metric{RunnableJobs, OldestRunnableSeconds, RunnableUndescribed, InstancesInUse, CapacityUtilization, BorrowedInstances}
 }
 
 // RerouterMetrics lists the metrics the re-router writes.

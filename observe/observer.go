@@ -168,6 +168,9 @@ func (o *Observer) metricsOf(now time.Time, payload []byte, obs **ledger.Observa
 	if p := need("source", "detail-type"); len(p) > 0 {
 		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNotBatchEvent, "unreadable: "+list(p))}
 	}
+	if ev.Source == contract.ScheduledEventSource && ev.DetailType == contract.ScheduledEventDetailType {
+		return []*metrics.Record{o.heartbeat(now, &ev)}
+	}
 	blocked := ev.DetailType == contract.BatchServiceJobQueueBlockedEvent
 	if ev.Source != contract.BatchEventSource || (ev.DetailType != contract.BatchServiceJobEvent && !blocked) {
 		return []*metrics.Record{o.reject(now, &ev, nil, ReasonNotBatchEvent,
@@ -252,6 +255,12 @@ func (o *Observer) metricsOf(now time.Time, payload []byte, obs **ledger.Observa
 			if p := need("detail.statusReason"); len(p) > 0 {
 				problems = append(problems, "counted as JobsFailed, not JobsCancelled, unreadable: "+list(p))
 			}
+			cause := batchrules.FailureCause(d.StatusReason, Preempted(d))
+			r.Properties["failureCause"] = cause
+			r.Dimensions[metrics.Fault] = metrics.FaultPlatform
+			if batchrules.JobsFault(cause) {
+				r.Dimensions[metrics.Fault] = metrics.FaultJob
+			}
 			r.Add(metrics.JobsFailed, 1)
 		}
 		if len(runNeeds) > 0 {
@@ -293,6 +302,15 @@ func (o *Observer) queueBlocked(now time.Time, ev *Event, d *Detail, bad map[str
 	props["blockedReason"] = reason
 	r := &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: o.queueName, metrics.Reason: reason}, Properties: props}
 	r.Add(metrics.QueueBlocked, 1)
+	return r
+}
+
+// heartbeat is the record of a scheduled heartbeat event:
+// ObserverHeartbeats of the queue.
+func (o *Observer) heartbeat(now time.Time, ev *Event) *metrics.Record {
+	r := &metrics.Record{Time: now, Dimensions: map[string]string{metrics.Queue: o.queueName},
+		Properties: contract.CutAll(map[string]any{"eventId": ev.ID, "detailType": ev.DetailType}, contract.MaxLoggedChars)}
+	r.Add(metrics.ObserverHeartbeats, 1)
 	return r
 }
 

@@ -42,6 +42,14 @@ func perJob(name, class, team string, v float64) map[string][]float64 {
 	}
 }
 
+// failedJob is a failure's JobsFailed: per job, and per class with whose
+// fault it was (metrics.FaultPlatform or FaultJob).
+func failedJob(class, team, fault string) map[string][]float64 {
+	return merge(perJob("JobsFailed", class, team, 1), map[string][]float64{
+		"trainq/JobsFailed{Class=" + class + ",Fault=" + fault + ",Queue=" + queueName + "}": {1},
+	})
+}
+
 func rejected() map[string][]float64 {
 	return map[string][]float64{"trainq/EventsRejected{Queue=" + queueName + "}": {1}}
 }
@@ -104,13 +112,14 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 		},
 		{
 			// priority 550 is in research's band 500-599; attempt ran 1800500 ms = 1800.5 s.
+			// "Received status from SageMaker: AlgorithmError: …": the job's own failure.
 			"a failed research job counts a failure and its run time", "failed.json",
-			merge(perJob("JobsFailed", "research", "search-research", 1),
+			merge(failedJob("research", "search-research", metrics.FaultJob),
 				perJob("RunSeconds", "research", "search-research", 1800.5)),
 		},
 		{
 			"a job terminated outside trainq before it ever ran counts a failure without run time", "failed-before-start.json",
-			perJob("JobsFailed", "sweep", "search-research", 1),
+			failedJob("sweep", "search-research", metrics.FaultPlatform),
 		},
 		{
 			// priority 520 is in research's band 500-599; it never started, so no run time.
@@ -144,13 +153,15 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 			// 3 preemptions > 2 preemption retries: Batch failed it; the last attempt ran
 			// from 16:35:00 to 16:45:00, (2700000-2100000)/1000 = 600 s.
 			"a job failed by its last allowed preemption counts a failure and a preemption", "preempted-failed.json",
-			merge(perJob("JobsFailed", "sweep", "search-ranking", 1),
+			// Preemption retries exhausted: the platform's failure, not the job's.
+			merge(failedJob("sweep", "search-ranking", metrics.FaultPlatform),
 				perJob("JobsPreempted", "sweep", "search-ranking", 1),
 				perJob("RunSeconds", "sweep", "search-ranking", 600)),
 		},
 		{
+			// "Terminated by user" is no reason trainq knows: the platform's, so that someone looks.
 			"a requeued job terminated outside trainq counts a failure, no preemption, no run time", "failed-while-requeued.json",
-			perJob("JobsFailed", "sweep", "search-research", 1),
+			failedJob("sweep", "search-research", metrics.FaultPlatform),
 		},
 		{
 			"a running job without creation time counts the start and a partial rejection", "running-missing-created.json",
@@ -159,6 +170,11 @@ func TestObserverTurnsEachStateIntoMetrics(t *testing.T) {
 		{
 			"a succeeded job without timestamps counts the success and a partial rejection", "succeeded-missing-timestamps.json",
 			merge(perJob("JobsSucceeded", "production", "search-ranking", 1), rejected()),
+		},
+		{
+			// EventBridge's scheduled event, which the pipeline sends every minute.
+			"a scheduled event is the observer's heartbeat", "heartbeat.json",
+			map[string][]float64{"trainq/ObserverHeartbeats{Queue=" + queueName + "}": {1}},
 		},
 		{
 			// AWS Batch's documented example, of this queue, with a documented reason code

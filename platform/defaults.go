@@ -23,6 +23,8 @@ const (
 	DefaultMaxMovesPerMinute        = 30
 	DefaultRerouteEveryMinutes      = 1
 	DefaultLedgerRetentionDays      = 400
+	// DefaultRunbookURL is trainq's own runbooks page.
+	DefaultRunbookURL = "https://github.com/trainq/trainq/blob/main/docs/runbooks.md"
 )
 
 // DefaultJobStateTimeLimitActions are used when a platform sets no
@@ -157,6 +159,17 @@ func (p *Platform) ApplyDefaults() {
 				m.FailureAlarmClasses = []string{"production"}
 			}
 		}
+	}
+	if m.PagingClasses == nil {
+		m.PagingClasses = []string{}
+		for _, c := range p.Classes {
+			if c.Name == "production" {
+				m.PagingClasses = []string{"production"}
+			}
+		}
+	}
+	if m.RunbookURL == "" {
+		m.RunbookURL = DefaultRunbookURL
 	}
 	if m.MaxWaitSeconds == nil {
 		m.MaxWaitSeconds = map[string]int{}

@@ -50,6 +50,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 	// Without alarm e-mails, submitters, re-routing, checkpoints on stop, prices and training access (the platform's
 	// and the teams') it is the embedded default.
 	p.Monitoring.AlarmEmails = nil
+	p.Monitoring.Page, p.Monitoring.Ticket = AlarmTarget{}, AlarmTarget{}
 	p.Submission.Submitters = nil
 	for i := range p.Teams {
 		p.Teams[i].Training = nil

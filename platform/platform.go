@@ -365,7 +365,39 @@ type Monitoring struct {
 	// LogRetentionDays is the retention of the functions' log groups.
 	// Default: 30.
 	LogRetentionDays int `json:"logRetentionDays,omitempty" zero:"refuse"`
+	// Page is where alarms of severity page go: what on-call must fix now.
+	// Default: a new topic, with AlarmEmails subscribed.
+	Page AlarmTarget `json:"page,omitzero"`
+	// Ticket is where alarms of severity ticket go: what someone fixes in
+	// working hours (a team's own failing code, its full quota, a
+	// degraded but working pipeline). Default: a second new topic, with
+	// AlarmEmails subscribed.
+	Ticket AlarmTarget `json:"ticket,omitzero"`
+	// PagingClasses are the classes whose waits with room in the team's
+	// quota, and whose failures the platform or AWS caused, page; every
+	// other class's alarms are tickets. Default: [production].
+	PagingClasses []string `json:"pagingClasses"`
+	// RunbookURL is the runbooks page each alarm's description links, a
+	// section per alarm (#alarm-name). Default: DefaultRunbookURL.
+	RunbookURL string `json:"runbookUrl,omitempty"`
 }
+
+// AlarmTarget is where the alarms of one severity go.
+type AlarmTarget struct {
+	// Emails are subscribed to the severity's topic. Default: none.
+	Emails []string `json:"emails,omitempty"`
+	// TopicARN is an SNS topic of yours (a paging service's integration,
+	// say) that the severity's alarms notify instead of a topic trainq
+	// creates; its policy must let cloudwatch.amazonaws.com publish.
+	// Default: none (trainq creates the topic).
+	TopicARN string `json:"topicArn,omitempty"`
+}
+
+// Severities of alarms.
+const (
+	SeverityPage   = "page"
+	SeverityTicket = "ticket"
+)
 
 // IsEnabled reports whether monitoring is on.
 func (m Monitoring) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }

@@ -3,6 +3,7 @@ package platform
 import (
 	"fmt"
 	"net/mail"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -319,6 +320,10 @@ func (p *Platform) validateTeams(ps *Problems) {
 	}
 }
 
+// snsTopicARN is a standard SNS topic's ARN: a topic name is 1 to 256
+// letters, digits, hyphens and underscores (SNS CreateTopic).
+var snsTopicARN = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$`)
+
 func (p *Platform) validateMonitoring(ps *Problems) {
 	m := p.Monitoring
 	for i, e := range m.AlarmEmails {
@@ -350,6 +355,27 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 		if _, ok := p.Class(c); !ok {
 			ps.Addf(fmt.Sprintf("monitoring.failureAlarmClasses[%d]", i), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
 		}
+	}
+	for _, c := range []struct {
+		field  string
+		target AlarmTarget
+	}{{"monitoring.page", m.Page}, {"monitoring.ticket", m.Ticket}} {
+		for i, e := range c.target.Emails {
+			if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
+				ps.Add(fmt.Sprintf("%s.emails[%d]", c.field, i), e, "an e-mail address such as oncall@example.com")
+			}
+		}
+		if a := c.target.TopicARN; a != "" && !snsTopicARN.MatchString(a) {
+			ps.Add(c.field+".topicArn", a, "an SNS topic ARN such as arn:aws:sns:us-east-1:123456789012:oncall-pages")
+		}
+	}
+	for i, c := range m.PagingClasses {
+		if _, ok := p.Class(c); !ok {
+			ps.Addf(fmt.Sprintf("monitoring.pagingClasses[%d]", i), c, "a class name (%s)", strings.Join(p.ClassNames(), ", "))
+		}
+	}
+	if u, err := url.Parse(m.RunbookURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Fragment != "" || len(m.RunbookURL) > 512 {
+		ps.Add("monitoring.runbookUrl", m.RunbookURL, "an https URL of at most 512 characters without a #fragment (each alarm links its own section)")
 	}
 	if !validRetention[m.LogRetentionDays] {
 		ps.Add("monitoring.logRetentionDays", m.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")

@@ -560,6 +560,31 @@ var rejectCases = []rejectCase{
 		field: "monitoring.alarmEmails[0]", value: "On call <oncall@example.com>", allowed: []string{"oncall@example.com"},
 	},
 	{
+		name: "a page e-mail that is not an address is refused",
+		base: quotaDoc, change: to("monitoring.page.emails", []any{"pager"}),
+		field: "monitoring.page.emails[0]", value: "pager", allowed: []string{"e-mail address"},
+	},
+	{
+		name: "a ticket topic that is no SNS topic ARN is refused (a queue's ARN, say)",
+		base: quotaDoc, change: to("monitoring.ticket.topicArn", "arn:aws:sqs:us-east-1:123456789012:tickets"),
+		field: "monitoring.ticket.topicArn", value: "arn:aws:sqs:us-east-1:123456789012:tickets", allowed: []string{"SNS topic ARN"},
+	},
+	{
+		name: "a paging class that does not exist names the classes",
+		base: quotaDoc, change: to("monitoring.pagingClasses", []any{"prod"}),
+		field: "monitoring.pagingClasses[0]", value: "prod", allowed: []string{"production", "research", "sweep"},
+	},
+	{
+		name: "a runbook URL over plain http is refused",
+		base: quotaDoc, change: to("monitoring.runbookUrl", "http://wiki.example.com/runbooks"),
+		field: "monitoring.runbookUrl", value: "http://wiki.example.com/runbooks", allowed: []string{"https URL"},
+	},
+	{
+		name: "a runbook URL with a fragment is refused (each alarm adds its own)",
+		base: quotaDoc, change: to("monitoring.runbookUrl", "https://wiki.example.com/runbooks#top"),
+		field: "monitoring.runbookUrl", allowed: []string{"#fragment"},
+	},
+	{
 		name: "a wait threshold for a class that does not exist names the classes",
 		base: quotaDoc, change: to("monitoring.maxWaitSeconds.prod", 900),
 		field: "monitoring.maxWaitSeconds.prod", allowed: []string{"production", "research", "sweep"},

@@ -143,7 +143,7 @@ func TestTheExplicitZeroRule(t *testing.T) {
 				set(t, d, "monitoring.colour", "red")
 			},
 			want: Problems{
-				{Field: "monitoring.colour", Value: "(unknown key)", Allowed: "one of: alarmEmails, enabled, failureAlarmClasses, idleAlarmSeconds, logRetentionDays, maxWaitSeconds, utilizationTargetPercent"},
+				{Field: "monitoring.colour", Value: "(unknown key)", Allowed: "one of: alarmEmails, enabled, failureAlarmClasses, idleAlarmSeconds, logRetentionDays, maxWaitSeconds, page, pagingClasses, runbookUrl, ticket, utilizationTargetPercent"},
 				{Field: "monitoring.utilizationTargetPercent", Value: "0", Allowed: "1 to 100" + hint},
 				{Field: "monitoring.idleAlarmSeconds", Value: "90", Allowed: "60 to 86400, whole minutes"},
 			},

@@ -15,6 +15,14 @@ type RunnableJob struct {
 	ID    string
 	Team  string
 	Class string
+	// InstanceType and Instances are what the job's request asks for;
+	// empty and 0 when unknown.
+	InstanceType string
+	Instances    int
+	// Described is whether the poller has read the job's description (its
+	// class and instance type); an undescribed job counts for the queue
+	// and its team only.
+	Described bool
 	// Since is when the job last became RUNNABLE; zero when no plausible
 	// time says so (the job counts in RunnableJobs, not in
 	// OldestRunnableSeconds).
@@ -39,15 +47,20 @@ type Gauges struct {
 // published under exactly one dimension set, so that every statistic
 // (Average, Maximum, Sum) of a one-minute period reads the same value:
 //
-//   - {Queue}: RunnableJobs, OldestRunnableSeconds, InstancesInUse,
-//     CapacityUtilization (all types together against the whole pool);
+//   - {Queue}: RunnableJobs, OldestRunnableSeconds, RunnableUndescribed,
+//     InstancesInUse, CapacityUtilization (all types together against the
+//     whole pool);
 //   - {Queue,Class} and {Queue,Class,Team}: RunnableJobs,
 //     OldestRunnableSeconds, for every class and team of the platform;
+//   - {Queue,Class,Quota}: the same, for the jobs whose team has room for
+//     them in its quota (QuotaRoom) and those whose team's own jobs fill it
+//     (QuotaFull), when the capacity in use is known;
 //   - {Queue,Team}: the same, plus InstancesInUse and, in quota mode,
 //     CapacityUtilization against the team's whole quota and
 //     BorrowedInstances;
-//   - {Queue,InstanceType}: InstancesInUse, CapacityUtilization against the
-//     pool of the type;
+//   - {Queue,InstanceType}: RunnableJobs and OldestRunnableSeconds of the
+//     jobs asking for the type, InstancesInUse, CapacityUtilization against
+//     the pool of the type;
 //   - {Queue,Team,InstanceType}: InstancesInUse and, in quota mode,
 //     CapacityUtilization against the team's quota of the type (when it has
 //     one) and BorrowedInstances.
@@ -85,6 +98,15 @@ func (g Gauges) Records() []*metrics.Record {
 	r := rec(map[string]string{})
 	qset := []string{metrics.Queue}
 	backlog(r, qset, func(RunnableJob) bool { return true })
+	if g.RunnableKnown {
+		undescribed := 0
+		for _, j := range g.Runnable {
+			if !j.Described {
+				undescribed++
+			}
+		}
+		r.Add(metrics.RunnableUndescribed, float64(undescribed), qset)
+	}
 	if g.Usage != nil {
 		total := 0.0
 		for _, t := range types {
@@ -96,7 +118,13 @@ func (g Gauges) Records() []*metrics.Record {
 		}
 	}
 
-	// Classes, and classes per team.
+	// Classes, classes per team, and classes by room in the quota.
+	room := map[string]string{}
+	if g.Usage != nil || !quota {
+		for _, j := range g.Runnable {
+			room[j.ID] = g.QuotaOf(j)
+		}
+	}
 	for _, c := range p.Classes {
 		backlog(rec(map[string]string{metrics.Class: c.Name}), []string{metrics.Queue, metrics.Class},
 			func(j RunnableJob) bool { return j.Class == c.Name })
@@ -105,17 +133,27 @@ func (g Gauges) Records() []*metrics.Record {
 				[]string{metrics.Queue, metrics.Class, metrics.Team},
 				func(j RunnableJob) bool { return j.Class == c.Name && j.Team == t.Name })
 		}
+		if len(room) == 0 && len(g.Runnable) > 0 {
+			continue
+		}
+		for _, q := range []string{metrics.QuotaRoom, metrics.QuotaFull} {
+			backlog(rec(map[string]string{metrics.Class: c.Name, metrics.Quota: q}),
+				[]string{metrics.Queue, metrics.Class, metrics.Quota},
+				func(j RunnableJob) bool { return j.Class == c.Name && room[j.ID] == q })
+		}
 	}
 
 	// Instance types.
-	if g.Usage != nil {
-		tset := []string{metrics.Queue, metrics.InstanceType}
-		for _, typ := range types {
-			r := rec(map[string]string{metrics.InstanceType: typ})
-			r.Add(metrics.InstancesInUse, g.Usage.ByType[typ], tset)
-			if limit := p.PoolInstances(typ); limit > 0 {
-				r.Add(metrics.CapacityUtilization, percent(g.Usage.ByType[typ], float64(limit)), tset)
-			}
+	tset := []string{metrics.Queue, metrics.InstanceType}
+	for _, typ := range types {
+		r := rec(map[string]string{metrics.InstanceType: typ})
+		backlog(r, tset, func(j RunnableJob) bool { return j.InstanceType == typ })
+		if g.Usage == nil {
+			continue
+		}
+		r.Add(metrics.InstancesInUse, g.Usage.ByType[typ], tset)
+		if limit := p.PoolInstances(typ); limit > 0 {
+			r.Add(metrics.CapacityUtilization, percent(g.Usage.ByType[typ], float64(limit)), tset)
 		}
 	}
 
@@ -129,7 +167,7 @@ func (g Gauges) Records() []*metrics.Record {
 		}
 		inUse, quotaSum, borrowed := 0.0, 0.0, 0.0
 		ttset := []string{metrics.Queue, metrics.Team, metrics.InstanceType}
-		for _, typ := range teamTypes(types, g.Usage.ByShare[t.Name]) {
+		for _, typ := range teamTypes(g.usageTypes(), g.Usage.ByShare[t.Name]) {
 			n := g.Usage.ByShare[t.Name][typ]
 			q := float64(t.CapacityOf(typ))
 			inUse += n
@@ -164,8 +202,18 @@ func (g Gauges) Records() []*metrics.Record {
 	return out
 }
 
-// instanceTypes are the pool's types, then any other type in use.
-func (g Gauges) instanceTypes() []string {
+// QuotaOf is whether j's team has room for it in its quota of j's
+// instance type (metrics.QuotaRoom) or its own jobs fill the quota
+// (metrics.QuotaFull), by platform.RoomInQuota.
+func (g Gauges) QuotaOf(j RunnableJob) string {
+	if g.Platform.RoomInQuota(g.Usage, j.Team, j.InstanceType, j.Instances) {
+		return metrics.QuotaRoom
+	}
+	return metrics.QuotaFull
+}
+
+// usageTypes are the pool's types, then any other type in use.
+func (g Gauges) usageTypes() []string {
 	types := g.Platform.InstanceTypes()
 	if g.Usage == nil {
 		return types
@@ -174,6 +222,20 @@ func (g Gauges) instanceTypes() []string {
 	for t := range g.Usage.ByType {
 		if !slices.Contains(types, t) {
 			extra = append(extra, t)
+		}
+	}
+	slices.Sort(extra)
+	return append(types, extra...)
+}
+
+// instanceTypes are the pool's types, then any other type in use or asked
+// for by a runnable job.
+func (g Gauges) instanceTypes() []string {
+	types := g.usageTypes()
+	var extra []string
+	for _, j := range g.Runnable {
+		if j.InstanceType != "" && !slices.Contains(types, j.InstanceType) && !slices.Contains(extra, j.InstanceType) {
+			extra = append(extra, j.InstanceType)
 		}
 	}
 	slices.Sort(extra)

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,15 +36,17 @@ const (
 	// DefaultDescribeConcurrency is how many DescribeServiceJob calls run at
 	// once.
 	DefaultDescribeConcurrency = 8
-	// DefaultMaxDescribes caps the DescribeServiceJob calls of one run; jobs
-	// left over are classified in later runs.
-	DefaultMaxDescribes = 200
-	// DefaultMaxPages caps the ListServiceJobs pages (100 jobs each) of one
-	// run.
-	DefaultMaxPages = 50
-	// DefaultClassTTL is how long a runnable job's class is remembered before
-	// it is described again (its priority may have been updated).
-	DefaultClassTTL = 10 * time.Minute
+	// DefaultMaxPages bounds the ListServiceJobs pages (100 jobs each) of
+	// one run: 200,000 runnable jobs. A listing that does not end within it
+	// (or before the run's deadline) writes no backlog metric rather than a
+	// wrong one.
+	DefaultMaxPages = 2000
+	// DefaultCallsPerSecond bounds the poller's Batch calls: half of the 50
+	// calls a second AWS Batch allows an account across its API ("AWS Batch
+	// API requests error", AWS re:Post knowledge center), leaving the rest
+	// to submissions (their own 5 a second), the re-router and people. At
+	// this rate a run lists 100,000 runnable jobs (1,000 pages) in 40 s.
+	DefaultCallsPerSecond = 25
 	// DefaultCallTimeout bounds one Batch call (with the SDK's retries), so
 	// that one hung call costs only what it would have read.
 	DefaultCallTimeout = 10 * time.Second
@@ -67,9 +71,10 @@ type PollerConfig struct {
 	// (contract.BoundedLog). Default: discarded.
 	Log                 *slog.Logger
 	DescribeConcurrency int
-	MaxDescribes        int
 	MaxPages            int
-	ClassTTL            time.Duration
+	// CallsPerSecond bounds the run's Batch calls (listing and describing
+	// together); negative means no bound. Default: DefaultCallsPerSecond.
+	CallsPerSecond float64
 	// CallTimeout bounds each Batch call. Default: DefaultCallTimeout.
 	CallTimeout time.Duration
 	// DeadlineMargin is kept free before the invocation's deadline for
@@ -78,10 +83,14 @@ type PollerConfig struct {
 }
 
 // Poller reads the queue once a minute (GetJobQueueSnapshot for the capacity
-// in use, ListServiceJobs and DescribeServiceJob for the runnable jobs) and
-// writes the backlog and capacity gauges as EMF lines. It remembers the
-// class of each runnable job between runs of a warm function, so that a
-// large backlog is described once, not every minute.
+// in use, ListServiceJobs for every runnable job, DescribeServiceJob once
+// for each job it has not seen) and writes the backlog and capacity gauges
+// as EMF lines. It remembers each runnable job's class, instance type and
+// instance count for as long as the job stays runnable: a job's class stays
+// within its priority band (trainq re-prioritizes only inside it) and its
+// request never changes, so each job is described once, and the describes
+// a run needs are bounded by the jobs submitted since the last run (AWS
+// Batch takes at most 5 SubmitServiceJob calls a second per account).
 //
 // Its Invoke method has the shape of aws-lambda-go's lambda.Handler.
 type Poller struct {
@@ -93,9 +102,10 @@ type Poller struct {
 }
 
 type knownJob struct {
-	class       string
-	since       int64
-	describedAt time.Time
+	class        string
+	instanceType string
+	instances    int
+	since        int64
 }
 
 // NewPoller checks cfg and fills its defaults.
@@ -131,22 +141,22 @@ func NewPoller(cfg PollerConfig) (*Poller, error) {
 	if cfg.DescribeConcurrency <= 0 {
 		cfg.DescribeConcurrency = DefaultDescribeConcurrency
 	}
-	if cfg.MaxDescribes <= 0 {
-		cfg.MaxDescribes = DefaultMaxDescribes
-	}
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
 	}
-	if cfg.ClassTTL <= 0 {
-		cfg.ClassTTL = DefaultClassTTL
+	if cfg.CallsPerSecond == 0 {
+		cfg.CallsPerSecond = DefaultCallsPerSecond
 	}
 	return &Poller{cfg: cfg, queueName: batchrules.JobQueueName(cfg.Queue), known: map[string]knownJob{}}, nil
 }
 
 // Answer is a scheduled run's answer.
 type Answer struct {
-	RunnableJobs int `json:"runnableJobs"`
-	Records      int `json:"records"`
+	RunnableJobs  int `json:"runnableJobs"`
+	Undescribed   int `json:"undescribed"`
+	Records       int `json:"records"`
+	ListCalls     int `json:"listCalls"`
+	DescribeCalls int `json:"describeCalls"`
 }
 
 // Handle is one scheduled run, aws-lambda-go's typed handler like the other
@@ -159,25 +169,34 @@ func (p *Poller) Handle(ctx context.Context, _ json.RawMessage) (Answer, error) 
 		// What Batch answered is in the error: bounded, like every line.
 		return Answer{}, errors.New(contract.Cut(err.Error(), contract.MaxLoggedChars))
 	}
-	return Answer{RunnableJobs: s.Runnable, Records: s.Records}, nil
+	return Answer{RunnableJobs: s.Runnable, Undescribed: s.Undescribed, Records: s.Records, ListCalls: s.ListCalls, DescribeCalls: s.DescribeCalls}, nil
 }
 
-// PollSummary says what one run saw and wrote.
+// PollSummary says what one run saw, called and wrote.
 type PollSummary struct {
-	Runnable int
-	Records  int
+	// Runnable is how many runnable jobs were listed; Undescribed how many
+	// of them have no known class and instance type yet.
+	Runnable, Undescribed int
+	// Records is how many EMF records were written.
+	Records int
+	// ListCalls and DescribeCalls are the Batch calls the run made.
+	ListCalls, DescribeCalls int
 }
 
 // Poll reads the queue and writes the gauges. The snapshot and the runnable
-// jobs are read side by side, each Batch call bounded by CallTimeout and all
-// of them ending DeadlineMargin before ctx's deadline, so that a failed or
-// hung call costs only what it would have read: what could be read is
-// written, and the error names every call that failed. Odd entries of a
-// snapshot (batchrules' Usage.Skipped) are left out and logged.
+// jobs are read side by side, every Batch call under the run's rate
+// (CallsPerSecond), each bounded by CallTimeout and all of them ending
+// DeadlineMargin before ctx's deadline, so that a failed or hung call costs
+// only what it would have read: what could be read is written, and the
+// error names every call that failed. A listing that could not reach its
+// last page writes no backlog metric (RunnableJobs, OldestRunnableSeconds):
+// no number rather than a wrong one. Odd entries of a snapshot
+// (batchrules' Usage.Skipped) are left out and logged.
 func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	now := p.cfg.Now()
 	calls, cancel := p.budget(ctx)
 	defer cancel()
+	r := &run{p: p, ctx: calls, rate: newLimiter(p.cfg.CallsPerSecond)}
 
 	var (
 		usage    *batchrules.Usage
@@ -188,16 +207,16 @@ func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 		wg       sync.WaitGroup
 	)
 	wg.Go(func() {
-		usage, snapErr = p.readUsage(calls)
+		usage, snapErr = r.readUsage()
 	})
 	wg.Go(func() {
-		summaries, err := p.listRunnable(calls)
+		summaries, err := r.listRunnable()
 		if err != nil {
 			listErrs = append(listErrs, err)
 			return
 		}
 		listed = true
-		runnable, err = p.classify(calls, now, summaries)
+		runnable, err = r.classify(now, summaries)
 		if err != nil {
 			listErrs = append(listErrs, err)
 		}
@@ -213,8 +232,8 @@ func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	recs := g.Records()
 	var buf bytes.Buffer
 	written := 0
-	for _, r := range recs {
-		line, err := r.Encode()
+	for _, rec := range recs {
+		line, err := rec.Encode()
 		if err != nil {
 			// One record trainq cannot encode costs that record only.
 			errs = append(errs, fmt.Errorf("encode metrics: %w", err))
@@ -227,7 +246,12 @@ func (p *Poller) Poll(ctx context.Context) (PollSummary, error) {
 	if _, err := p.cfg.Out.Write(buf.Bytes()); err != nil {
 		errs = append(errs, fmt.Errorf("write metrics: %w", err))
 	}
-	s := PollSummary{Runnable: len(runnable), Records: written}
+	s := PollSummary{Runnable: len(runnable), Records: written, ListCalls: int(r.listCalls.Load()), DescribeCalls: int(r.describeCalls.Load())}
+	for _, j := range runnable {
+		if !j.Described {
+			s.Undescribed++
+		}
+	}
 	if len(errs) > 0 {
 		return s, fmt.Errorf("poll %s: %w", p.cfg.Queue, errors.Join(errs...))
 	}
@@ -245,17 +269,35 @@ func (p *Poller) budget(ctx context.Context) (context.Context, context.CancelFun
 	return context.WithDeadline(ctx, deadline.Add(-margin))
 }
 
-// call runs one Batch call under CallTimeout.
-func call[T any](p *Poller, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout)
+// run is one Poll: its calls' context, rate and counts.
+type run struct {
+	p                        *Poller
+	ctx                      context.Context
+	rate                     *limiter
+	listCalls, describeCalls atomic.Int64
+}
+
+// errNoTime is the error of a call the run had no time left to start.
+var errNoTime = errors.New("not started: the run's time is up")
+
+// call runs one Batch call at the run's rate, under CallTimeout; it
+// answers errNoTime (wrapping the context's error) when the run ends before
+// the call may start.
+func call[T any](r *run, f func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if err := r.rate.wait(r.ctx); err != nil {
+		return zero, fmt.Errorf("%w: %w", errNoTime, err)
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.p.cfg.CallTimeout)
 	defer cancel()
 	return f(ctx)
 }
 
 // readUsage reads the snapshot's capacity in use; nil when the snapshot
 // carries none.
-func (p *Poller) readUsage(ctx context.Context) (*batchrules.Usage, error) {
-	snap, err := call(p, ctx, func(ctx context.Context) (*batch.GetJobQueueSnapshotOutput, error) {
+func (r *run) readUsage() (*batchrules.Usage, error) {
+	p := r.p
+	snap, err := call(r, func(ctx context.Context) (*batch.GetJobQueueSnapshotOutput, error) {
 		return p.cfg.Batch.GetJobQueueSnapshot(ctx, &batch.GetJobQueueSnapshotInput{JobQueue: aws.String(p.cfg.Queue)})
 	})
 	if err != nil {
@@ -272,9 +314,12 @@ func (p *Poller) readUsage(ctx context.Context) (*batchrules.Usage, error) {
 	return usage, nil
 }
 
-// listRunnable lists the queue's RUNNABLE jobs, page by page, up to
-// MaxPages, each job once (a job Batch lists on two pages counts once).
-func (p *Poller) listRunnable(ctx context.Context) ([]types.ServiceJobSummary, error) {
+// listRunnable lists every RUNNABLE job of the queue, page by page, each
+// job once (a job Batch lists on two pages counts once). A listing that
+// does not reach its last page within MaxPages is an error: no backlog is
+// written from part of it.
+func (r *run) listRunnable() ([]types.ServiceJobSummary, error) {
+	p := r.p
 	in := &batch.ListServiceJobsInput{
 		JobQueue:   aws.String(p.cfg.Queue),
 		JobStatus:  types.ServiceJobStatusRunnable,
@@ -288,12 +333,12 @@ func (p *Poller) listRunnable(ctx context.Context) ([]types.ServiceJobSummary, e
 	repeated := 0
 	for n := 0; pages.HasMorePages(); n++ {
 		if n == p.cfg.MaxPages {
-			p.cfg.Log.Warn("runnable jobs truncated", "queue", p.cfg.Queue, "pages", n, "jobs", len(jobs))
-			break
+			return nil, fmt.Errorf("list runnable service jobs of %s: more than %d pages (%d jobs so far); no backlog written", p.cfg.Queue, n, len(jobs))
 		}
-		page, err := call(p, ctx, func(ctx context.Context) (*batch.ListServiceJobsOutput, error) { return pages.NextPage(ctx) })
+		page, err := call(r, func(ctx context.Context) (*batch.ListServiceJobsOutput, error) { return pages.NextPage(ctx) })
+		r.listCalls.Add(1)
 		if err != nil {
-			return nil, fmt.Errorf("list runnable service jobs of %s (page %d): %w", p.cfg.Queue, n+1, err)
+			return nil, fmt.Errorf("list runnable service jobs of %s (page %d, %d jobs so far): %w", p.cfg.Queue, n+1, len(jobs), err)
 		}
 		for _, j := range page.JobSummaryList {
 			id := aws.ToString(j.JobId)
@@ -311,85 +356,22 @@ func (p *Poller) listRunnable(ctx context.Context) ([]types.ServiceJobSummary, e
 	return jobs, nil
 }
 
-// classify turns job summaries into runnable jobs with team, class and
-// runnable-since. The summary has the share but not the priority, so the
-// class needs DescribeServiceJob: at most MaxDescribes calls a run,
-// DescribeConcurrency at once, and a job's class is remembered for ClassTTL.
-func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.ServiceJobSummary) ([]RunnableJob, error) {
+// classify turns job summaries into runnable jobs with team, class,
+// instance type and runnable-since. The summary has the share but neither
+// the priority nor the request, so each job the poller does not know is
+// described once, oldest first, DescribeConcurrency at once, as many as the
+// run's rate and deadline allow; the rest are described in later runs and
+// count meanwhile for the queue and their team only (RunnableUndescribed).
+func (r *run) classify(now time.Time, summaries []types.ServiceJobSummary) ([]RunnableJob, error) {
+	p := r.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	seen := map[string]bool{}
-	var todo []string
+	jobs := make([]RunnableJob, 0, len(summaries))
+	seen := make(map[string]bool, len(summaries))
+	var todo []int
 	for _, s := range summaries {
 		id := aws.ToString(s.JobId)
 		seen[id] = true
-		if !batchrules.ValidJobID(id) {
-			p.cfg.Log.Warn("runnable job not described: its id is no Batch job id", "jobId", id)
-			continue
-		}
-		k, ok := p.known[id]
-		if (!ok || now.Sub(k.describedAt) > p.cfg.ClassTTL) && len(todo) < p.cfg.MaxDescribes {
-			todo = append(todo, id)
-		}
-	}
-	for id := range p.known {
-		if !seen[id] {
-			delete(p.known, id)
-		}
-	}
-	if len(todo) < len(summaries) && len(todo) == p.cfg.MaxDescribes {
-		p.cfg.Log.Warn("describe cap reached; remaining jobs are classified in later runs", "queue", p.cfg.Queue, "described", len(todo))
-	}
-
-	type result struct {
-		id  string
-		job knownJob
-		err error
-	}
-	results := make(chan result, len(todo))
-	sem := make(chan struct{}, p.cfg.DescribeConcurrency)
-	var wg sync.WaitGroup
-	for _, id := range todo {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out, err := call(p, ctx, func(ctx context.Context) (*batch.DescribeServiceJobOutput, error) {
-				return p.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(id)})
-			})
-			if err != nil {
-				results <- result{id: id, err: fmt.Errorf("describe service job %s: %w", id, err)}
-				return
-			}
-			since, _ := batchsdk.RunnableSince(out, now.UnixMilli())
-			if since != 0 && batchrules.CheckTime("runnable since", since, now) != nil {
-				since = 0
-			}
-			k := knownJob{describedAt: now, since: since}
-			if out.SchedulingPriority != nil {
-				if c, ok := p.cfg.Platform.ClassForPriority(int(*out.SchedulingPriority)); ok {
-					k.class = c.Name
-				}
-			}
-			if k.class == "" {
-				p.cfg.Log.Warn("runnable job has no class", "jobId", id, "schedulingPriority", out.SchedulingPriority)
-			}
-			results <- result{id: id, job: k}
-		})
-	}
-	wg.Wait()
-	close(results)
-	var errs []error
-	for r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
-			continue
-		}
-		p.known[r.id] = r.job
-	}
-
-	jobs := make([]RunnableJob, 0, len(summaries))
-	for _, s := range summaries {
-		id := aws.ToString(s.JobId)
 		share := batchrules.ShareOfJob(aws.ToString(s.QuotaShareName), aws.ToString(s.ShareIdentifier))
 		j := RunnableJob{ID: id}
 		if t, ok := p.cfg.Platform.Team(share); ok {
@@ -409,17 +391,155 @@ func (p *Poller) classify(ctx context.Context, now time.Time, summaries []types.
 				}
 			}
 		}
-		if k, ok := p.known[id]; ok {
-			j.Class = k.class
-			since = max(since, k.since)
-		}
 		if since > 0 {
 			j.Since = time.UnixMilli(since).UTC()
 		}
+		if _, ok := p.known[id]; !ok {
+			if batchrules.ValidJobID(id) {
+				todo = append(todo, len(jobs))
+			} else {
+				p.cfg.Log.Warn("runnable job not described: its id is no Batch job id", "jobId", id)
+			}
+		}
 		jobs = append(jobs, j)
+	}
+	for id := range p.known {
+		if !seen[id] {
+			delete(p.known, id)
+		}
+	}
+	// Oldest first: the oldest waits are what the alarms read.
+	slices.SortStableFunc(todo, func(a, b int) int { return jobs[a].Since.Compare(jobs[b].Since) })
+
+	var (
+		mu       sync.Mutex
+		errs     []error
+		deferred atomic.Int64
+		wg       sync.WaitGroup
+	)
+	work := make(chan int)
+	for range min(p.cfg.DescribeConcurrency, len(todo)) {
+		wg.Go(func() {
+			for i := range work {
+				id := jobs[i].ID
+				out, err := call(r, func(ctx context.Context) (*batch.DescribeServiceJobOutput, error) {
+					return p.cfg.Batch.DescribeServiceJob(ctx, &batch.DescribeServiceJobInput{JobId: aws.String(id)})
+				})
+				if errors.Is(err, errNoTime) {
+					// Described in a later run.
+					deferred.Add(1)
+					continue
+				}
+				r.describeCalls.Add(1)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("describe service job %s: %w", id, err))
+					mu.Unlock()
+					continue
+				}
+				k := p.describe(id, out, now)
+				mu.Lock()
+				p.known[id] = k
+				mu.Unlock()
+			}
+		})
+	}
+	for _, i := range todo {
+		if r.ctx.Err() != nil {
+			deferred.Add(1)
+			continue
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if n := deferred.Load(); n > 0 {
+		p.cfg.Log.Warn("run ended before every new runnable job was described; they are described in later runs", "queue", p.cfg.Queue, "left", n)
+	}
+
+	for i := range jobs {
+		k, ok := p.known[jobs[i].ID]
+		if !ok {
+			continue
+		}
+		j := &jobs[i]
+		j.Described = true
+		j.Class, j.InstanceType, j.Instances = k.class, k.instanceType, k.instances
+		if k.since > 0 && (j.Since.IsZero() || k.since > j.Since.UnixMilli()) {
+			j.Since = time.UnixMilli(k.since).UTC()
+		}
 	}
 	if len(errs) > 0 {
 		return jobs, errors.Join(errs...)
 	}
 	return jobs, nil
+}
+
+// describe reads what the poller remembers of a runnable job from its
+// description: the class of its priority, the instance type and count of
+// its request, and when it last became runnable.
+func (p *Poller) describe(id string, out *batch.DescribeServiceJobOutput, now time.Time) knownJob {
+	since, _ := batchsdk.RunnableSince(out, now.UnixMilli())
+	if since != 0 && batchrules.CheckTime("runnable since", since, now) != nil {
+		since = 0
+	}
+	k := knownJob{since: since}
+	if out.SchedulingPriority != nil {
+		if c, ok := p.cfg.Platform.ClassForPriority(int(*out.SchedulingPriority)); ok {
+			k.class = c.Name
+		}
+	}
+	if k.class == "" {
+		p.cfg.Log.Warn("runnable job has no class", "jobId", id, "schedulingPriority", out.SchedulingPriority)
+	}
+	if typ, n, ok := batchrules.RequestedInstances(aws.ToString(out.ServiceRequestPayload)); ok {
+		k.instanceType, k.instances = typ, n
+	} else {
+		p.cfg.Log.Warn("runnable job's request names no instance type and count", "jobId", id)
+	}
+	return k
+}
+
+// limiter spaces calls at most perSecond a second; nil spaces nothing.
+type limiter struct {
+	mu    sync.Mutex
+	every time.Duration
+	next  time.Time
+}
+
+func newLimiter(perSecond float64) *limiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return &limiter{every: time.Duration(float64(time.Second) / perSecond)}
+}
+
+// wait returns when the next call may start, or ctx's error.
+func (l *limiter) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	now := time.Now()
+	if l.next.Before(now) {
+		l.next = now
+	}
+	at := l.next
+	l.next = l.next.Add(l.every)
+	l.mu.Unlock()
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -162,15 +162,21 @@ func backlog(n, oldest float64, dims ...string) map[string][]float64 {
 
 // wantBacklog is the backlog of testdata/batch at 17:30:00:
 //
-//	r1 production search-ranking  since 17:20  600 s
-//	r2 sweep      search-ranking  since 16:00  5400 s
-//	r3 research   search-research since 17:00  1800 s
-//	r4 sweep      search-research since 17:10  1200 s (created 16:10, preempted 17:10)
-//	r5 no class   search-research since 17:25  300 s  (priority 700 is in no band)
+//	r1 production search-ranking  since 17:20  600 s  2 × p5  (ranking uses 30 of its 24 p5: 32 > 24, full)
+//	r2 sweep      search-ranking  since 16:00  5400 s 1 × p4d (ranking uses 5 of 30 p4d: 6 ≤ 30, room)
+//	r3 research   search-research since 17:00  1800 s 4 × p5  (research uses 6 of 16 p5: 10 ≤ 16, room)
+//	r4 sweep      search-research since 17:10  1200 s 8 × p4d (created 16:10, preempted 17:10; 10 + 8 ≤ 30, room)
+//	r5 no class   search-research since 17:25  300 s  1 × p5  (priority 700 is in no band)
 func wantBacklog() map[string][]float64 {
 	rk, rs := "Team=search-ranking", "Team=search-research"
+	p5, p4 := "InstanceType=ml.p5.48xlarge", "InstanceType=ml.p4d.24xlarge"
 	return merge(
 		backlog(5, 5400, qd),
+		map[string][]float64{key("RunnableUndescribed", qd): {0}},
+		backlog(3, 1800, p5, qd), backlog(2, 5400, p4, qd),
+		backlog(0, 0, "Class=production", qd, "Quota=ROOM"), backlog(1, 600, "Class=production", qd, "Quota=FULL"),
+		backlog(1, 1800, "Class=research", qd, "Quota=ROOM"), backlog(0, 0, "Class=research", qd, "Quota=FULL"),
+		backlog(2, 5400, "Class=sweep", qd, "Quota=ROOM"), backlog(0, 0, "Class=sweep", qd, "Quota=FULL"),
 		backlog(1, 600, "Class=production", qd), backlog(1, 1800, "Class=research", qd), backlog(2, 5400, "Class=sweep", qd),
 		backlog(1, 600, "Class=production", qd, rk), backlog(0, 0, "Class=production", qd, rs),
 		backlog(0, 0, "Class=research", qd, rk), backlog(1, 1800, "Class=research", qd, rs),
@@ -258,7 +264,7 @@ func TestPollerPagesThroughRunnableJobs(t *testing.T) {
 	}
 }
 
-func TestPollerDescribesEachRunnableJobOncePerTTL(t *testing.T) {
+func TestPollerDescribesEachRunnableJobOnce(t *testing.T) {
 	f := newFakeBatch(t)
 	now := pollClock
 	p := newPoller(t, f, &now, io.Discard)
@@ -268,8 +274,9 @@ func TestPollerDescribesEachRunnableJobOncePerTTL(t *testing.T) {
 		wantDescribes int
 	}{
 		{"the first run describes the 5 runnable jobs", 0, 5},
-		{"a run a minute later remembers their classes", time.Minute, 5},
-		{"a run past the 10-minute TTL describes them again", 10 * time.Minute, 10},
+		{"a run a minute later remembers them", time.Minute, 5},
+		// A job's class stays in its band and its request never changes.
+		{"a run an hour later still remembers them", time.Hour, 5},
 	}
 	for _, st := range steps {
 		now = now.Add(st.advance)
@@ -282,6 +289,17 @@ func TestPollerDescribesEachRunnableJobOncePerTTL(t *testing.T) {
 	}
 }
 
+// withoutQuota is m without the data points split by Quota.
+func withoutQuota(m map[string][]float64) map[string][]float64 {
+	out := map[string][]float64{}
+	for k, v := range m {
+		if !strings.Contains(k, "Quota=") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 func TestPollerReportsWhatItCouldReadWhenACallFails(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -290,8 +308,9 @@ func TestPollerReportsWhatItCouldReadWhenACallFails(t *testing.T) {
 		want    map[string][]float64
 	}{
 		{
-			"a refused snapshot still yields the backlog", "GetJobQueueSnapshot",
-			"get job queue snapshot", wantBacklog(),
+			// Without the capacity in use, whether a team has room is unknown.
+			"a refused snapshot still yields the backlog, without the split by room in the quota", "GetJobQueueSnapshot",
+			"get job queue snapshot", withoutQuota(wantBacklog()),
 		},
 		{
 			"a refused job list still yields the capacity", "ListServiceJobs",

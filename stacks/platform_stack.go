@@ -166,7 +166,8 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		mon.Rerouter = s.rerouter
 		mon.Ledger = s.ledger
 		s.monitor = tq.NewMonitor(stack, "Monitor", mon)
-		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's alarms")
+		output(stack, "AlarmTopicArn", s.monitor.AlarmTopic().TopicArn(), "SNS topic of the platform's pages (alarms of severity page)")
+		output(stack, "TicketTopicArn", s.monitor.TicketTopic().TopicArn(), "SNS topic of the platform's tickets (alarms of severity ticket)")
 		output(stack, "DashboardName", s.monitor.Dashboard().DashboardName(), "CloudWatch dashboard of the platform")
 	}
 

@@ -321,14 +321,15 @@ func TestAlarmsFollowTheActionStrategyAndOneNamingRule(t *testing.T) {
 			t.Errorf("alarm %s notifies %v, want my topic %s", name, got, topic)
 		}
 	}
-	// The pipeline's alarms: observer errors and throttles, poller errors,
-	// events rejected, event dead letters, queue blocked.
-	if len(quiet) != 6 {
-		t.Errorf("quiet pipeline alarms %v, want the pipeline's 6", quiet)
+	// The pipeline's alarms: queue blocked, the observer's and the poller's
+	// heartbeats, errors and throttles, events rejected, event dead letters.
+	if len(quiet) != 9 {
+		t.Errorf("quiet pipeline alarms %v, want the pipeline's 9", quiet)
 	}
 	sort.Strings(names)
-	want := []string{"team-" + tq.AlarmIdleCapacity, "team-" + tq.AlarmJobFailed("production"),
+	want := []string{"team-" + tq.AlarmIdleCapacity, "team-" + tq.AlarmJobCodeFailed("production"), "team-" + tq.AlarmJobFailed("production"),
 		"team-" + tq.AlarmOldestWait("production"), "team-" + tq.AlarmOldestWait("research"), "team-" + tq.AlarmOldestWait("sweep"),
+		"team-" + tq.AlarmQuotaFullWait("production"), "team-" + tq.AlarmQuotaFullWait("research"), "team-" + tq.AlarmQuotaFullWait("sweep"),
 		"team-" + tq.AlarmSubmitterDeadLetters, "team-" + tq.AlarmSubmitterErrors, "team-" + tq.AlarmSubmitterThrottles}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("paging alarms (-want +got):\n%s", diff)

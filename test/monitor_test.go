@@ -82,6 +82,15 @@ type alarmWant struct {
 	threshold float64
 	op        string
 	periods   float64
+	m         float64
+}
+
+// paging are the alarms that page on the default platform, by hand:
+// production's platform-caused failures and its waits with room, a blocked
+// queue, both heartbeats, failed submissions and a job that runs twice.
+var paging = map[string]bool{
+	"job-failed-production": true, "oldest-wait-production": true, "queue-blocked": true,
+	"observer-heartbeat": true, "poller-heartbeat": true, "submitter-errors": true, "reroute-ran-twice": true,
 }
 
 func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
@@ -90,33 +99,72 @@ func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
 			s := synth(t, file)
 			p, mon := s.platform, s.platform.Monitoring
 			q := p.JobQueueName()
-			topicID, _ := s.template.one(t, "AWS::SNS::Topic")
+			topics := map[string]string{}
+			for _, id := range s.template.ofType("AWS::SNS::Topic") {
+				switch s.template.Resources[id].Properties["DisplayName"] {
+				case "trainq " + p.Name + " pages":
+					topics["page"] = id
+				case "trainq " + p.Name + " tickets":
+					topics["ticket"] = id
+				}
+			}
+			if len(topics) != 2 {
+				t.Fatalf("topics by severity %v, want a page topic and a ticket topic", topics)
+			}
 			want := map[string]alarmWant{}
 			for _, c := range mon.FailureAlarmClasses {
-				want[p.Name+"-"+tq.AlarmJobFailed(c)] = alarmWant{metrics.JobsFailed, map[string]string{"Queue": q, "Class": c}, "Sum", 60, 1, "GreaterThanOrEqualToThreshold", 1}
+				want[p.Name+"-"+tq.AlarmJobFailed(c)] = alarmWant{metrics.JobsFailed, map[string]string{"Queue": q, "Class": c, "Fault": "PLATFORM"}, "Sum", 60, 1, "GreaterThanOrEqualToThreshold", 1, 1}
+				// The job's own failures in 3 of 6 hours.
+				want[p.Name+"-"+tq.AlarmJobCodeFailed(c)] = alarmWant{metrics.JobsFailed, map[string]string{"Queue": q, "Class": c, "Fault": "JOB"}, "Sum", 3600, 1, "GreaterThanOrEqualToThreshold", 6, 3}
 			}
 			for _, c := range p.Classes {
-				want[p.Name+"-"+tq.AlarmOldestWait(c.Name)] = alarmWant{metrics.OldestRunnableSeconds, map[string]string{"Queue": q, "Class": c.Name}, "Maximum", 60, float64(mon.MaxWaitSeconds[c.Name]), "GreaterThanThreshold", 1}
+				// Past the class's limit in 3 of 5 minutes.
+				want[p.Name+"-"+tq.AlarmOldestWait(c.Name)] = alarmWant{metrics.OldestRunnableSeconds, map[string]string{"Queue": q, "Class": c.Name, "Quota": "ROOM"}, "Maximum", 60, float64(mon.MaxWaitSeconds[c.Name]), "GreaterThanThreshold", 5, 3}
+				// On a full quota, four times the limit.
+				want[p.Name+"-"+tq.AlarmQuotaFullWait(c.Name)] = alarmWant{metrics.OldestRunnableSeconds, map[string]string{"Queue": q, "Class": c.Name, "Quota": "FULL"}, "Maximum", 60, float64(4 * mon.MaxWaitSeconds[c.Name]), "GreaterThanThreshold", 5, 3}
 			}
-			want[p.Name+"-"+tq.AlarmEventsRejected] = alarmWant{metrics.EventsRejected, map[string]string{"Queue": q}, "Sum", 300, 1, "GreaterThanOrEqualToThreshold", 1}
+			want[p.Name+"-"+tq.AlarmEventsRejected] = alarmWant{metrics.EventsRejected, map[string]string{"Queue": q}, "Sum", 300, 1, "GreaterThanOrEqualToThreshold", 3, 2}
+			// Heartbeats: fewer than one in 2 of 3 five-minute periods.
+			want[p.Name+"-"+tq.AlarmObserverHeartbeat] = alarmWant{metrics.ObserverHeartbeats, map[string]string{"Queue": q}, "Sum", 300, 1, "LessThanThreshold", 3, 2}
+			want[p.Name+"-"+tq.AlarmPollerHeartbeat] = alarmWant{metrics.RunnableJobs, map[string]string{"Queue": q}, "SampleCount", 300, 1, "LessThanThreshold", 3, 2}
 
 			alarms := map[string]map[string]any{}
 			for _, id := range s.template.ofType("AWS::CloudWatch::Alarm") {
 				props := s.template.Resources[id].Properties
 				name := props["AlarmName"].(string)
+				short := strings.TrimPrefix(name, p.Name+"-")
 				alarms[name] = props
-				// Every alarm notifies the topic when it fires and when it clears,
-				// and treats missing data deliberately.
+				// Every alarm notifies its severity's topic when it fires and when
+				// it clears, and treats missing data deliberately.
+				sev := "ticket"
+				if paging[short] {
+					sev = "page"
+				}
 				for _, k := range []string{"AlarmActions", "OKActions"} {
-					if !jsonEqual(props[k], []any{ref(topicID)}) {
-						t.Errorf("%s: %s = %v, want the alarm topic", name, k, props[k])
+					if !jsonEqual(props[k], []any{ref(topics[sev])}) {
+						t.Errorf("%s: %s = %v, want the %s topic", name, k, props[k], sev)
 					}
 				}
-				if props["TreatMissingData"] != "notBreaching" {
-					t.Errorf("%s: TreatMissingData = %v, want notBreaching", name, props["TreatMissingData"])
+				missing := "notBreaching"
+				if strings.HasSuffix(short, "-heartbeat") {
+					missing = "breaching"
 				}
-				if d, _ := props["AlarmDescription"].(string); !strings.Contains(d, "Missing data") {
-					t.Errorf("%s: description %q does not say how missing data counts", name, d)
+				if props["TreatMissingData"] != missing {
+					t.Errorf("%s: TreatMissingData = %v, want %s", name, props["TreatMissingData"], missing)
+				}
+				d, _ := props["AlarmDescription"].(string)
+				if !strings.Contains(d, "Missing data") || !strings.Contains(d, "Severity: "+sev+".") {
+					t.Errorf("%s: description %q does not say its severity %s and how missing data counts", name, d, sev)
+				}
+				// The runbook section is the alarm's name, or its family's for an alarm per class.
+				section := short
+				for _, family := range []string{"job-failed", "job-code-failed", "oldest-wait", "quota-full-wait"} {
+					if strings.HasPrefix(short, family+"-") {
+						section = family
+					}
+				}
+				if !strings.HasSuffix(d, "Runbook: "+mon.RunbookURL+"#"+section) {
+					t.Errorf("%s: description %q does not end with its runbook link (#%s)", name, d, section)
 				}
 			}
 			for name, w := range want {
@@ -130,7 +178,7 @@ func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
 					dims[get(d, "Name").(string)] = fmt.Sprint(get(d, "Value"))
 				}
 				gotW := alarmWant{metrics.Metric{}, dims, fmt.Sprint(got["Statistic"]), got["Period"].(float64),
-					got["Threshold"].(float64), got["ComparisonOperator"].(string), got["EvaluationPeriods"].(float64)}
+					got["Threshold"].(float64), got["ComparisonOperator"].(string), got["EvaluationPeriods"].(float64), got["DatapointsToAlarm"].(float64)}
 				if got["Namespace"] != metrics.Namespace || got["MetricName"] != w.metric.Name {
 					t.Errorf("%s watches %v/%v, want %s/%s", name, got["Namespace"], got["MetricName"], metrics.Namespace, w.metric.Name)
 				}
@@ -144,13 +192,30 @@ func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
 			if !ok {
 				t.Fatalf("no idle-capacity alarm")
 			}
-			// Fires after idleAlarmSeconds of one-minute datapoints.
+			// Fires after 25 of 30 one-minute datapoints (five sixths of idleAlarmSeconds).
 			if got, want := idle["EvaluationPeriods"], float64(mon.IdleAlarmSeconds/60); got != want {
 				t.Errorf("idle alarm evaluation periods %v, want %v", got, want)
 			}
+			if n := mon.IdleAlarmSeconds / 60; idle["DatapointsToAlarm"] != float64(n-n/6) {
+				t.Errorf("idle alarm datapoints to alarm %v, want %d of %d (five sixths)", idle["DatapointsToAlarm"], n-n/6, n)
+			}
+			// One term per instance type: a type idle while its own jobs wait.
 			expr := fmt.Sprint(get(idle, "Metrics.0.Expression"))
-			if !strings.Contains(expr, fmt.Sprintf("utilization < %d", mon.UtilizationTargetPercent)) || !strings.Contains(expr, "runnable > 0") {
-				t.Errorf("idle alarm expression %q, want utilization below %d%% while jobs are runnable", expr, mon.UtilizationTargetPercent)
+			for i := range p.InstanceTypes() {
+				if term := fmt.Sprintf("IF(r%d > 0 AND u%d < %d, 1, 0)", i, i, mon.UtilizationTargetPercent); !strings.Contains(expr, term) {
+					t.Errorf("idle alarm expression %q lacks %q", expr, term)
+				}
+			}
+			typesWatched := map[string]bool{}
+			for _, m := range asList(idle["Metrics"]) {
+				for _, d := range asList(get(m, "MetricStat.Metric.Dimensions")) {
+					if get(d, "Name") == metrics.InstanceType {
+						typesWatched[get(d, "Value").(string)] = true
+					}
+				}
+			}
+			if len(typesWatched) != len(p.InstanceTypes()) {
+				t.Errorf("idle alarm watches types %v, want each of %v", typesWatched, p.InstanceTypes())
 			}
 			// Submission errors page only for failures on AWS's side.
 			subErr, ok := alarms[p.Name+"-"+tq.AlarmSubmitterErrors]
@@ -173,7 +238,7 @@ func TestEveryAlarmWatchesWhatThePlatformSays(t *testing.T) {
 				t.Errorf("submitter-errors pages on errorTypes (-want +got):\n%s", diff)
 			}
 			for _, name := range []string{tq.AlarmSubmitterErrors, tq.AlarmSubmitterThrottles, tq.AlarmSubmitterDeadLetters,
-				tq.AlarmObserverErrors, tq.AlarmPollerErrors, tq.AlarmEventDeadLetters, tq.AlarmQueueBlocked} {
+				tq.AlarmObserverErrors, tq.AlarmPollerErrors, tq.AlarmPollerThrottles, tq.AlarmEventDeadLetters, tq.AlarmQueueBlocked} {
 				if _, ok := alarms[p.Name+"-"+name]; !ok {
 					t.Errorf("no alarm %s-%s", p.Name, name)
 				}
@@ -289,25 +354,41 @@ func dashboardShowsEmittedMetrics(t *testing.T, s *synthesized) {
 	}
 }
 
-func TestAlarmTopicIsEncryptedAndSubscribesThePlatformsEmails(t *testing.T) {
+func TestAlarmTopicsAreEncryptedAndSubscribeThePlatformsEmails(t *testing.T) {
 	s := synth(t, fairSharePlatform)
-	keyID, key := s.template.one(t, "AWS::KMS::Key")
-	if key.Properties["EnableKeyRotation"] != true {
-		t.Errorf("alarm key rotation off")
+	mon := s.platform.Monitoring
+	want := map[string][]string{
+		"trainq " + s.platform.Name + " pages":   append(append([]string{}, mon.AlarmEmails...), mon.Page.Emails...),
+		"trainq " + s.platform.Name + " tickets": append(append([]string{}, mon.AlarmEmails...), mon.Ticket.Emails...),
 	}
-	_, topic := s.template.one(t, "AWS::SNS::Topic")
-	if !jsonEqual(topic.Properties["KmsMasterKeyId"], getAtt(keyID, "Arn")) {
-		t.Errorf("topic key %v, want the alarm key", topic.Properties["KmsMasterKeyId"])
-	}
-	var emails []string
-	for _, id := range s.template.ofType("AWS::SNS::Subscription") {
-		p := s.template.Resources[id].Properties
-		if p["Protocol"] == "email" {
-			emails = append(emails, p["Endpoint"].(string))
+	got := map[string][]string{}
+	keys := map[string]bool{}
+	for _, id := range s.template.ofType("AWS::SNS::Topic") {
+		topic := s.template.Resources[id].Properties
+		name, _ := topic["DisplayName"].(string)
+		var keyID string
+		for _, k := range s.template.ofType("AWS::KMS::Key") {
+			if jsonEqual(topic["KmsMasterKeyId"], getAtt(k, "Arn")) {
+				keyID = k
+			}
+		}
+		if keyID == "" || s.template.Resources[keyID].Properties["EnableKeyRotation"] != true {
+			t.Errorf("topic %s: key %v, want a rotating key of the stack", name, topic["KmsMasterKeyId"])
+		}
+		keys[keyID] = true
+		got[name] = []string{}
+		for _, sid := range s.template.ofType("AWS::SNS::Subscription") {
+			p := s.template.Resources[sid].Properties
+			if p["Protocol"] == "email" && jsonEqual(p["TopicArn"], ref(id)) {
+				got[name] = append(got[name], p["Endpoint"].(string))
+			}
 		}
 	}
-	if diff := cmp.Diff(s.platform.Monitoring.AlarmEmails, emails); diff != "" {
-		t.Errorf("email subscriptions (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("email subscriptions by topic (-want +got):\n%s", diff)
+	}
+	if len(keys) != 2 {
+		t.Errorf("%d keys for the two topics, want one each", len(keys))
 	}
 }
 

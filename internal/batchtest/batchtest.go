@@ -156,6 +156,7 @@ type Server struct {
 	mu        sync.Mutex
 	label     string
 	jobs      []*Job
+	byID      map[string]*Job
 	tokens    map[string]SubmitRequest
 	calls     []Call
 	faults    map[string][]Fault
@@ -194,7 +195,7 @@ func (s *Server) Handle(op string, h Handler) {
 // SubmitServiceJob like Batch's account limit (a token bucket as deep as
 // one second of submissions). Close it when done.
 func New(submitsPerSecond float64) *Server {
-	s := &Server{tokens: map[string]SubmitRequest{}, faults: map[string][]Fault{}, used: map[string]float64{}, handlers: map[string]Handler{},
+	s := &Server{byID: map[string]*Job{}, tokens: map[string]SubmitRequest{}, faults: map[string][]Fault{}, used: map[string]float64{}, handlers: map[string]Handler{},
 		limit: submitsPerSecond, available: submitsPerSecond, now: time.Now}
 	s.tokensAt = s.now()
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -341,7 +342,7 @@ func (s *Server) Add(j Job) Job {
 		j.Request.ServiceJobType = "SAGEMAKER_TRAINING"
 	}
 	added := j
-	s.jobs = append(s.jobs, &added)
+	s.keep(&added)
 	return j
 }
 
@@ -634,7 +635,7 @@ func (s *Server) submit(body []byte) (int, any) {
 	id := fmt.Sprintf("%08x-0000-4000-8000-%012x", s.nextID, s.nextID)
 	j := &Job{ID: id, ARN: s.serviceJobARN(in.JobQueue, id), Request: in,
 		Status: "SUBMITTED", CreatedAt: s.now().UnixMilli()}
-	s.jobs = append(s.jobs, j)
+	s.keep(j)
 	return http.StatusOK, map[string]any{"jobId": j.ID, "jobArn": j.ARN, "jobName": in.JobName}
 }
 
@@ -658,14 +659,16 @@ func (s *Server) findARN(arn string) *Job {
 	return nil
 }
 
-func (s *Server) find(id string) *Job {
-	for _, j := range s.jobs {
-		if j.ID == id {
-			return j
-		}
+// keep adds j to the jobs, and to the index by id unless an earlier job
+// has its id (find answers the first) (mu held).
+func (s *Server) keep(j *Job) {
+	s.jobs = append(s.jobs, j)
+	if _, dup := s.byID[j.ID]; !dup {
+		s.byID[j.ID] = j
 	}
-	return nil
 }
+
+func (s *Server) find(id string) *Job { return s.byID[id] }
 
 func fronts(list []Front) []map[string]any {
 	out := []map[string]any{}
@@ -705,7 +708,7 @@ func (s *Server) list(body []byte) (int, any) {
 	if filter == "JOB_NAME" {
 		status = ""
 	}
-	var out []map[string]any
+	var out []*Job
 	for i := len(s.jobs) - 1; i >= 0; i-- { // most recent first
 		j := s.jobs[i]
 		if in.JobQueue != "" && j.Request.JobQueue != in.JobQueue {
@@ -734,7 +737,7 @@ func (s *Server) list(body []byte) (int, any) {
 				continue
 			}
 		}
-		out = append(out, summary(j))
+		out = append(out, j)
 	}
 	size := in.MaxResults
 	if size <= 0 || size > 100 {
@@ -755,7 +758,11 @@ func (s *Server) list(body []byte) (int, any) {
 	} else {
 		out = out[from:]
 	}
-	answer["jobSummaryList"] = nonNil(out)
+	page := []map[string]any{}
+	for _, j := range out {
+		page = append(page, summary(j))
+	}
+	answer["jobSummaryList"] = page
 	return http.StatusOK, answer
 }
 
@@ -788,13 +795,6 @@ func summary(j *Job) map[string]any {
 		}
 	}
 	return out
-}
-
-func nonNil(v []map[string]any) []map[string]any {
-	if v == nil {
-		return []map[string]any{}
-	}
-	return v
 }
 
 func describe(j *Job) map[string]any {

@@ -51,6 +51,14 @@ func PerJob(name, class, team string, v float64) map[string][]float64 {
 	}
 }
 
+// PlatformFailure is the JobsFailed of a production job of search-ranking
+// whose failure was the platform's (any reason that is not the job's own).
+func PlatformFailure() map[string][]float64 {
+	return Merge(PerJob("JobsFailed", "production", "search-ranking", 1), map[string][]float64{
+		"trainq/JobsFailed{Class=production,Fault=PLATFORM,Queue=" + QueueName + "}": {1},
+	})
+}
+
 // Rejected is the one data point of a rejected or partly read event.
 func Rejected() map[string][]float64 {
 	return map[string][]float64{"trainq/EventsRejected{Queue=" + QueueName + "}": {1}}
@@ -112,7 +120,7 @@ func ObserverCases(now time.Time) []ObserverCase {
 	failed := func(extra ...string) []string {
 		return append(job("FAILED", created, started), append([]string{fmt.Sprintf(`"stoppedAt":%d`, stopped)}, extra...)...)
 	}
-	failedWithRun := Merge(PerJob("JobsFailed", "production", "search-ranking", 1), perJobAttemptRun())
+	failedWithRun := Merge(PlatformFailure(), perJobAttemptRun())
 	runnable := []string{`"jobId":"` + jobID + `"`, `"jobName":"event-test"`, `"jobQueue":"` + QueueARN + `"`,
 		`"serviceJobType":"SAGEMAKER_TRAINING"`, `"status":"RUNNABLE"`, fmt.Sprintf(`"createdAt":%d`, created), `"attempts":[]`}
 	huge := strings.Repeat("é", 200_000) // 400 kB
@@ -151,7 +159,7 @@ func ObserverCases(now time.Time) []ObserverCase {
 		{
 			Name:   "a time beyond int64 is unreadable: the run time is dropped, the failure counts",
 			Event:  event("e-beyond-int64", stateChange, append(job("FAILED", created, started), `"stoppedAt":1e20`)...),
-			Want:   Merge(PerJob("JobsFailed", "production", "search-ranking", 1), Rejected()),
+			Want:   Merge(PlatformFailure(), Rejected()),
 			Reason: "incomplete", JobID: jobID, Mentions: []string{"RunSeconds dropped", "detail.stoppedAt"},
 		},
 		{
@@ -255,8 +263,8 @@ func ObserverCases(now time.Time) []ObserverCase {
 			Name: "a job a time limit action terminated is a failure that says so",
 			Event: event("e-time-limit", stateChange, append(without(without(job("FAILED", created, started), "attempts"), "startedAt"),
 				`"statusReason":"Terminated by JobStateTimeLimit action due to reason: MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"`)...),
-			Want:  PerJob("JobsFailed", "production", "search-ranking", 1),
-			JobID: jobID, Mentions: []string{`"endedByTimeLimit":"MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"`},
+			Want:  PlatformFailure(),
+			JobID: jobID, Mentions: []string{`"endedByTimeLimit":"MISCONFIGURATION:QUOTA_MANAGEMENT_LIMIT_EXCEEDED"`, `"failureCause":"TIME_LIMIT"`},
 		},
 	}
 }

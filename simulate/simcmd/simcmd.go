@@ -40,6 +40,7 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	jobsFile := fs.String("jobs", "", "CSV file to write one row per job and run into")
 	noProgress := fs.Bool("no-progress", false, "never show a progress bar")
 	progress := fs.Bool("progress", false, "show a progress bar on stderr even when it is not a terminal")
+	alarmNoise := fs.Bool("alarms", false, "also evaluate each platform's alarm rules over the metrics its run would write, and print how often each would page or ticket")
 	help := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: trainq simulate --trace FILE [--platform FILE]... [--output table|json] [--report DIR] [--jobs FILE]\n\n"+
 			"Replays a job trace against each platform's scheduling policy and against a strict FIFO queue on\n"+
@@ -93,8 +94,14 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	show := !*noProgress && (*progress || isTerminal(stderr))
 	bar := &progressBar{w: stderr, show: show, start: time.Now()}
 	rep := &simulate.Report{Schema: simulate.Schema, Trace: src.name}
+	var noise []*simulate.AlarmNoise
 	for i, r := range runs {
 		opts := simulate.Options{Policy: r.policy}
+		var recorder *simulate.AlarmRecorder
+		if *alarmNoise && r.policy == simulate.PolicyPlatform {
+			recorder = simulate.NewAlarmRecorder(r.p)
+			opts.Observer = recorder
+		}
 		if jobs != nil {
 			label := r.label
 			opts.Jobs = func(rec simulate.JobRecord) error { return jobs.Write(label, rec) }
@@ -108,6 +115,9 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		}
 		res.Label = r.label
 		rep.Runs = append(rep.Runs, res)
+		if recorder != nil {
+			noise = append(noise, simulate.EvaluateAlarms(r.label, simulate.PlatformRules(r.p), recorder.Series()))
+		}
 	}
 	bar.done()
 	if jobs != nil {
@@ -129,9 +139,16 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		}
 	}
 	if *output == "json" {
+		if noise != nil {
+			return writeJSONWithAlarms(stdout, rep, noise)
+		}
 		return simulate.WriteJSON(stdout, rep)
 	}
-	return simulate.WriteTable(stdout, rep)
+	if err := simulate.WriteTable(stdout, rep); err != nil || noise == nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	return simulate.WriteAlarmNoise(stdout, noise)
 }
 
 // run is one simulation of the trace.

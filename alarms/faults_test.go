@@ -1,0 +1,165 @@
+package alarms
+
+import (
+	"math"
+	"testing"
+
+	"github.com/trainq/trainq/metrics"
+)
+
+// constant is a series of minutes values of v.
+func constant(minutes int, v float64) []float64 {
+	out := make([]float64, minutes)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// healthy is what a working platform writes: the heartbeats and the
+// poller's gauges every minute, nothing waiting, 90% utilization, no
+// failure, error, throttle or dead letter (those metrics have no data).
+func healthy(minutes int) Series {
+	return func(t Term) []float64 {
+		switch {
+		case t.Resource != "":
+			return nil
+		case t.Metric.Name == metrics.ObserverHeartbeats.Name:
+			return constant(minutes, 1)
+		case t.Metric.Name == metrics.CapacityUtilization.Name:
+			return constant(minutes, 90)
+		case t.Metric.Name == metrics.RunnableJobs.Name, t.Metric.Name == metrics.OldestRunnableSeconds.Name:
+			return constant(minutes, 0)
+		}
+		return nil
+	}
+}
+
+// fault is healthy with the rule's own fault: its terms breach every
+// minute (counters at the threshold each minute, gauges just past it), a
+// heartbeat stops, an instance type idles while jobs wait for it.
+func fault(r Rule, minutes int) Series {
+	base := healthy(minutes)
+	return func(t Term) []float64 {
+		if len(r.IdleTypes) > 0 {
+			switch t.Metric.Name {
+			case metrics.RunnableJobs.Name:
+				return constant(minutes, 3)
+			case metrics.CapacityUtilization.Name:
+				return constant(minutes, r.Target-10)
+			}
+		}
+		for _, own := range r.Terms {
+			if own.Resource != t.Resource || own.AWSMetric != t.AWSMetric || own.Metric.Name != t.Metric.Name || !sameDims(own.Dimensions, t.Dimensions) {
+				continue
+			}
+			switch r.Comparison {
+			case LessThan:
+				return nil // the heartbeat stopped
+			case GreaterThan:
+				return constant(minutes, r.Threshold+1)
+			default:
+				return constant(minutes, r.Threshold)
+			}
+		}
+		return base(t)
+	}
+}
+
+func sameDims(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEachAlarmFiresOnItsFaultAndStaysQuietWhenHealthy: over a day, every
+// rule of the default platform (with a submitter, its dead-letter queue and
+// a re-router) stays OK on a healthy platform, and fires, once, on its own
+// fault, no later than its M of N allows.
+func TestEachAlarmFiresOnItsFaultAndStaysQuietWhenHealthy(t *testing.T) {
+	const minutes = 24 * 60
+	for _, r := range everyRule() {
+		t.Run(r.Name, func(t *testing.T) {
+			if got := r.Evaluate(r.Datapoints(healthy(minutes), minutes)); len(got) != 0 {
+				t.Errorf("fired on a healthy platform at periods %v", got)
+			}
+			got := r.Evaluate(r.Datapoints(fault(r, minutes), minutes))
+			if len(got) != 1 {
+				t.Fatalf("fired %d times on its fault (periods %v), want once (it stays in ALARM)", len(got), got)
+			}
+			// M breaching periods from the start: it fires at period M-1.
+			if got[0] != r.DatapointsToAlarm-1 {
+				t.Errorf("fired at period %d, want %d (%d of %d)", got[0], r.DatapointsToAlarm-1, r.DatapointsToAlarm, r.EvaluationPeriods)
+			}
+		})
+	}
+}
+
+func TestAnIdleTypeCountsEvenWhenTheOtherIsBusy(t *testing.T) {
+	// p5 idles at 50% with 4 jobs waiting for it; p4d is full with none: the
+	// queue as a whole may well be above target, yet p5 idles.
+	r := Rule{IdleTypes: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}, Target: 70, PeriodSeconds: 60,
+		Comparison: GreaterThanOrEqual, Threshold: 1, DatapointsToAlarm: 25, EvaluationPeriods: 30, TreatMissing: NotBreaching}
+	series := func(t Term) []float64 {
+		p5 := t.Dimensions[metrics.InstanceType] == "ml.p5.48xlarge"
+		switch {
+		case t.Metric.Name == metrics.RunnableJobs.Name && p5:
+			return constant(30, 4)
+		case t.Metric.Name == metrics.RunnableJobs.Name:
+			return constant(30, 0)
+		case p5:
+			return constant(30, 50)
+		}
+		return constant(30, 100)
+	}
+	d := r.Datapoints(series, 30)
+	if d[0] != 1 || len(r.Evaluate(d)) != 1 {
+		t.Errorf("datapoints %v: want 1 (p5 idle while its jobs wait), firing at the 25th minute", d[:3])
+	}
+	// Jobs waiting for the full type while the other idles are no idle capacity.
+	swapped := func(t Term) []float64 {
+		if t.Metric.Name == metrics.RunnableJobs.Name {
+			if t.Dimensions[metrics.InstanceType] == "ml.p5.48xlarge" {
+				return constant(30, 0)
+			}
+			return constant(30, 4)
+		}
+		return series(t)
+	}
+	if d := r.Datapoints(swapped, 30); d[0] != 0 {
+		t.Errorf("jobs waiting for the full p4d while p5 idles: datapoint %g, want 0", d[0])
+	}
+}
+
+func TestDatapointsReadEachStatistic(t *testing.T) {
+	nan := math.NaN()
+	v := []float64{1, nan, 3, 2, nan}
+	cases := []struct {
+		stat string
+		want float64
+	}{{"Sum", 6}, {"Maximum", 3}, {"Average", 2}, {"SampleCount", 3}}
+	for _, c := range cases {
+		r := Rule{Terms: []Term{{Metric: metrics.JobsFailed}}, Statistic: c.stat, PeriodSeconds: 300}
+		got := r.Datapoints(func(Term) []float64 { return v }, 5)
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s of %v = %v, want [%g]", c.stat, v, got, c.want)
+		}
+	}
+	// Two terms: each missing one counts 0; all missing is no data.
+	r := Rule{Terms: []Term{{Metric: metrics.SubmissionErrors}, {Metric: metrics.JobsFailed}}, Statistic: "Sum", PeriodSeconds: 60}
+	got := r.Datapoints(func(t Term) []float64 {
+		if t.Metric.Name == metrics.JobsFailed.Name {
+			return []float64{2, nan}
+		}
+		return nil
+	}, 2)
+	if got[0] != 2 || !math.IsNaN(got[1]) {
+		t.Errorf("FILL sum = %v, want [2 NaN]", got)
+	}
+}
