@@ -307,8 +307,14 @@ func dashboardShowsEmittedMetrics(t *testing.T, s *synthesized) {
 	}
 	shown := map[string]bool{}
 	rows := map[float64]float64{}
+	runbooks := ""
 	for i, w := range asList(body["widgets"]) {
 		title := fmt.Sprint(get(w, "properties.title"))
+		if get(w, "type") == "text" {
+			// A text widget's title is its Markdown's first heading.
+			runbooks = fmt.Sprint(get(w, "properties.markdown"))
+			title = strings.TrimLeft(strings.SplitN(runbooks, "\n", 2)[0], "# ")
+		}
 		if title == "" || title == "<nil>" {
 			t.Errorf("widget %d has no title", i)
 		}
@@ -334,6 +340,13 @@ func dashboardShowsEmittedMetrics(t *testing.T, s *synthesized) {
 				t.Errorf("widget %q shows %s by %v, which is not a dimension set it is emitted with (%v)", title, name, dims, m.DimensionSets)
 			}
 			shown[name] = true
+		}
+	}
+	// Every alarm is listed with the link to its runbook section.
+	for _, id := range s.template.ofType("AWS::CloudWatch::Alarm") {
+		name := strings.TrimPrefix(s.template.Resources[id].Properties["AlarmName"].(string), s.platform.Name+"-")
+		if !strings.Contains(runbooks, "["+name+"]("+s.platform.Monitoring.RunbookURL+"#") {
+			t.Errorf("the dashboard's runbooks widget does not link alarm %s to its runbook", name)
 		}
 	}
 	for y, width := range rows {
