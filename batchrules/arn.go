@@ -154,3 +154,43 @@ func ParseServiceJobRef(s string) (ServiceJobRef, error) {
 func (r ServiceJobRef) SameAccountAndRegion(q JobQueueARN) bool {
 	return r.ARN == "" || r.Partition == q.Partition && r.Region == q.Region && r.Account == q.Account
 }
+
+// RoleKey names an IAM role for authorization: its partition, account and
+// name. IAM role names are unique within an account whatever their path
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-friendly-names),
+// and an assumed-role session ARN carries the name without the path, so the
+// key leaves the path out.
+type RoleKey struct{ Partition, Account, Name string }
+
+func (k RoleKey) String() string {
+	return "arn:" + k.Partition + ":iam::" + k.Account + ":role/" + k.Name
+}
+
+// RoleKeyOf is the key of a role ARN, arn:PARTITION:iam::ACCOUNT:role/PATH/NAME;
+// false when s is not a role ARN (ValidRoleARN).
+func RoleKeyOf(s string) (RoleKey, bool) {
+	if !ValidRoleARN(s) {
+		return RoleKey{}, false
+	}
+	parts := strings.SplitN(s, ":", 6)
+	_, rest, _ := strings.Cut(parts[5], "role/")
+	return RoleKey{Partition: parts[1], Account: parts[4], Name: rest[strings.LastIndex(rest, "/")+1:]}, true
+}
+
+// assumedRolePattern is an STS assumed-role session ARN,
+// arn:PARTITION:sts::ACCOUNT:assumed-role/NAME/SESSION (STS's
+// GetCallerIdentity answers it for a role's credentials; the role's path is
+// not in it).
+var assumedRolePattern = regexp.MustCompile(`^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role/([\w+=,.@-]{1,64})/[\w+=,.@-]{2,64}$`)
+
+// CallerRoleKey is the role of a caller ARN as STS's GetCallerIdentity
+// answers it: an assumed-role session ARN gives its role; an IAM user, the
+// account root, a federated user or anything else gives false (only roles
+// are granted).
+func CallerRoleKey(callerARN string) (RoleKey, bool) {
+	m := assumedRolePattern.FindStringSubmatch(callerARN)
+	if m == nil {
+		return RoleKey{}, false
+	}
+	return RoleKey{Partition: m[1], Account: m[2], Name: m[3]}, true
+}

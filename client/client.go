@@ -2,8 +2,9 @@
 // reprioritize and queue. Each invokes the platform's submission Lambda with the
 // caller's own AWS credentials (the SDK's standard configuration, so
 // AWS_ENDPOINT_URL_LAMBDA, profiles and regions work as usual) through the
-// alias of the requested class and team (platform.SubmitAliasName), which is
-// how IAM decides who may use which class for which team.
+// alias of the requested class and team (platform.SubmitAliasName), and signs
+// every request (Sign): the function decides from the signer's role which
+// classes and teams it may act for.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package client
@@ -18,6 +19,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -116,8 +118,8 @@ type cmd struct {
 	class      string
 	team       string
 	output     string
-	// unqualified invokes the function without an alias (job commands,
-	// operators only).
+	// unqualified invokes the function without an alias (job commands): it
+	// acts for what the caller's role is granted.
 	unqualified bool
 	// dryRun (submit) checks and prints the request instead of sending it.
 	dryRun bool
@@ -145,7 +147,7 @@ func (c *cmd) common() {
 	c.fs.StringVar(&c.function, "function", "", "submission function name (default: derived from the platform, e.g. trainq-submit)")
 	c.fs.StringVar(&c.region, "region", "", "AWS region (default: TRAINQ_REGION, the profile's region, else the SDK's: AWS_REGION or the AWS profile's region)")
 	c.fs.StringVar(&c.awsProfile, "aws-profile", "", "AWS shared-config profile whose credentials to use (default: TRAINQ_AWS_PROFILE, the profile's awsProfile, else the SDK's: AWS_PROFILE or default)")
-	c.fs.StringVar(&c.class, "class", "", "priority class (required, or --unqualified where offered); selects the function alias, whose invoke permission grants the class")
+	c.fs.StringVar(&c.class, "class", "", "priority class (required, or --unqualified where offered); selects the function alias, which narrows the request to that class and team")
 	c.fs.StringVar(&c.output, "output", "table", "output format: table or json")
 }
 
@@ -325,7 +327,7 @@ func (c *cmd) jobFlags(action string) func() (contract.Request, error) {
 	var priority int
 	var reason string
 	c.fs.StringVar(&c.team, "team", "", "team of the job (required with --class): with --class it selects the function alias, which acts on jobs of that class and team only")
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team (operators only: it may act on any class's and team's jobs)")
+	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team: it acts for what your role is granted (every class and team for an operator)")
 	switch action {
 	case contract.ActionDescribe:
 		c.examples = []string{"trainq status --class research --team search-ranking 4f2a9c1e-0000-4000-8000-000000000001", "trainq status --unqualified --output json JOB_ID"}
@@ -377,9 +379,14 @@ func (c *cmd) invoke(ctx context.Context, req contract.Request) (*contract.Respo
 	if err != nil {
 		return nil, err
 	}
-	payload, err := json.Marshal(req)
+	request, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	// The function acts only on what the caller's own signature vouches for.
+	payload, err := Sign(ctx, cfg, "", name, request, time.Now())
+	if err != nil {
+		return nil, err
 	}
 	in := &lambda.InvokeInput{FunctionName: aws.String(name), Payload: payload}
 	if q := c.qualifier(); q != "" {

@@ -36,8 +36,12 @@ func fakeLambda(t *testing.T, answer string, errorType string) *[]invocation {
 	var got []invocation
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		// The CLI sends the request beside its signed identity; the
+		// identity's checks are the function's (package submit's tests).
+		var signed contract.Signed
+		_ = json.Unmarshal(b, &signed)
 		var body map[string]any
-		_ = json.Unmarshal(b, &body)
+		_ = json.Unmarshal([]byte(signed.Request), &body)
 		mu.Lock()
 		got = append(got, invocation{Path: r.URL.Path, Qualifier: r.URL.Query().Get("Qualifier"), Body: body})
 		mu.Unlock()

@@ -57,7 +57,8 @@ RUNNABLE), running first, then in the queue's order, with their age, their
 place at the front of the queue and of their share, and every share's usage
 against its quota. --class and --team select the function alias, as for the
 other commands: through it you see your team's jobs in full and other teams'
-jobs without id or name; --unqualified (operators) sees every job. The
+jobs without id or name; --unqualified, the teams your role is granted (an
+operator: every job). The
 function lists at most 100 jobs and says so when it left some out.
 
 --filter-team, --filter-class and --status narrow what is printed (each a
@@ -71,7 +72,7 @@ func (c *cmd) queueFlags() func() (contract.Request, error) {
 		"trainq queue --unqualified --filter-team search-research --status RUNNABLE --output json",
 	}
 	c.fs.StringVar(&c.team, "team", "", "team of the alias (required with --class): with --class it selects the function alias")
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team (operators only: every job in full)")
+	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team: the teams your role is granted in full (an operator: every job)")
 	var teams, classes, statuses string
 	c.fs.StringVar(&teams, "filter-team", "", "show only jobs of these teams (comma-separated)")
 	c.fs.StringVar(&classes, "filter-class", "", "show only jobs of these classes (comma-separated)")

@@ -27,6 +27,10 @@ const submitterTimeoutSecs = 60
 // Lambda's 4 KB of environment variables for the others.
 const maxExecutionRoleEnvBytes = 3500
 
+// lambdaEnvironmentBytes is Lambda's limit on a function's environment
+// variables, all together.
+const lambdaEnvironmentBytes = 4096
+
 // ISubmitter is trainq's submission function: a caller submits a job of a
 // class for a team by invoking the function's alias of that (class, team)
 // pair, named platform.SubmitAliasName(class, team) ("research-nlp").
@@ -41,17 +45,25 @@ type ISubmitter interface {
 	// DeadLetterQueue keeps asynchronous submissions that failed every
 	// retry; nil when it is not known (an imported submitter without one).
 	DeadLetterQueue() awssqs.IQueue
-	// GrantSubmit lets grantee submit jobs of class for team, and only
-	// those, by invoking the (class, team) alias: what a pipeline or a
-	// scientist's role needs. The function takes both from the alias, refuses
-	// a request naming another class or team, applies the class's priority
-	// band, runtime and retries, runs the job as the team's execution role,
-	// and describes, cancels and re-prioritizes only jobs of that class and
-	// team. Call it once per pair. An unknown class or team is a validation
-	// error.
+	// GrantSubmit lets grantee, an IAM role, submit jobs of class for team,
+	// and only those: what a pipeline or a scientist's role needs. It grants
+	// invoking the (class, team) alias and records the grant where the
+	// function reads who may act for which pair (contract.EnvGrants, beside
+	// the platform file's submitters): the function decides from the
+	// caller's verified role, so a grant IAM alone would give (lambda:* on
+	// *) gives nothing. The function applies the class's priority band,
+	// runtime and retries, runs the job as the team's execution role, and
+	// describes, cancels and re-prioritizes only jobs of the pairs granted.
+	// Call it once per pair. An unknown class or team, or a grantee that is
+	// not a role, is a validation error. On an imported submitter
+	// (FromSubmitterAttributes) only the invoke permission is granted: list
+	// the role in that platform's submission.submitters.
 	GrantSubmit(grantee awsiam.IGrantable, class, team string) awsiam.Grant
-	// GrantOperate lets grantee invoke the function unqualified, which takes
-	// the class and team from the request: for operators only.
+	// GrantOperate makes grantee, an IAM role, an operator: invoking the
+	// function unqualified, acting for every class and team, every job. It
+	// grants invoking the function and records the role as an operator
+	// (contract.EnvGrants), like submission.operators. On an imported
+	// submitter only the invoke permission is granted.
 	GrantOperate(grantee awsiam.IGrantable) awsiam.Grant
 	// MetricErrors is the function's error count (Lambda's Errors).
 	MetricErrors(opts *awscloudwatch.MetricOptions) awscloudwatch.Metric
@@ -91,6 +103,16 @@ type SubmitterProps struct {
 	// and trace export. Default: none, and those answers say there is no
 	// ledger.
 	Ledger Ledger
+	// Submitters are IAM roles granted (class, team) pairs, and Operators
+	// roles that act for every class and team, as in the platform file's
+	// submission.submitters and submission.operators: they are bundled with
+	// the function, which decides from a caller's verified role
+	// (platform.Access). Operators are also granted lambda:InvokeFunction on
+	// the function by its resource policy; a submitter's invoke permission
+	// comes from GrantSubmitToRoleArn (the platform stack calls it for each
+	// pair). Default: none (GrantSubmit and GrantOperate add more).
+	Submitters []platform.Submitter
+	Operators  []platform.Operator
 	// Code is prebuilt function code: a folder with bootstrap and
 	// platform.json. Default: built from SubmitterPackage during synthesis,
 	// from trainq's own module.
@@ -99,7 +121,8 @@ type SubmitterProps struct {
 
 // SubmitterPropsFromPlatform returns the props of p's submitter on queue.
 func SubmitterPropsFromPlatform(p *platform.Platform, queue ITrainingQueue) *SubmitterProps {
-	return &SubmitterProps{Queue: queue, PlatformProps: PlatformPropsFromPlatform(p), FunctionName: p.SubmitFunctionName()}
+	return &SubmitterProps{Queue: queue, PlatformProps: PlatformPropsFromPlatform(p), FunctionName: p.SubmitFunctionName(),
+		Submitters: p.Submission.Submitters, Operators: p.Submission.Operators}
 }
 
 // Submitter is the submission function with one alias per (class, team): a
@@ -119,15 +142,19 @@ type Submitter interface {
 	Queue() ITrainingQueue
 	// GrantSubmitToRoleArn lets the IAM role roleArn submit jobs of class
 	// for team through the (class, team) alias's resource policy alone: the
-	// role itself is not
-	// modified, so it may belong to another account or to no stack. A role of
-	// another account also needs lambda:InvokeFunction on the alias in its
-	// own account's identity policy.
+	// role itself is not modified, so it may belong to another account or to
+	// no stack. A role of another account also needs lambda:InvokeFunction
+	// on the alias in its own account's identity policy. The pair is
+	// recorded in the function's access table (contract.EnvGrants) unless
+	// the bundled platform's submission.submitters grant it already.
 	GrantSubmitToRoleArn(roleArn string, class, team string)
 }
 
 type submitter struct {
 	constructs.Construct
+	// grants are GrantSubmit's and GrantOperate's, which the function reads
+	// from contract.EnvGrants (set lazily, at synthesis, from these).
+	grants   grantTable
 	fn       awslambda.Function
 	dlq      awssqs.Queue
 	aliases  map[string]awslambda.Alias
@@ -151,6 +178,20 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	p, problems := describePlatform("trainq.Submitter", &props.PlatformProps, props.Queue)
 	for _, m := range problems {
 		addError(c, "%s", m)
+	}
+	if p != nil {
+		// Who may act for what travels with the function, in the bundled
+		// description it reads (platform.Access).
+		p.Submission.Submitters = append([]platform.Submitter(nil), props.Submitters...)
+		p.Submission.Operators = append([]platform.Operator(nil), props.Operators...)
+		var ps platform.Problems
+		p.ValidateSubmission(&ps)
+		for _, pr := range ps {
+			if !strings.HasPrefix(pr.Field, "submission.submitters") && !strings.HasPrefix(pr.Field, "submission.operators") {
+				continue // the description's own problems are reported above
+			}
+			addError(c, "trainq.Submitter: %s is %s; want %s", strings.Replace(strings.Replace(pr.Field, "submission.submitters", "Submitters", 1), "submission.operators", "Operators", 1), pr.Value, pr.Allowed)
+		}
 	}
 	name := props.FunctionName
 	if name == "" {
@@ -185,6 +226,33 @@ func NewSubmitter(scope constructs.Construct, id string, props *SubmitterProps) 
 	if props.Ledger != nil {
 		props.Ledger.GrantRead(gf.fn)
 	}
+	// Grants made after construction reach the function: the variable's
+	// value is produced at synthesis.
+	s.grants.stack = awscdk.Stack_Of(c)
+	for _, op := range props.Operators {
+		if batchrules.ValidRoleARN(op.RoleARN) || isToken(op.RoleARN) {
+			gf.fn.AddPermission(jsii.String(fmt.Sprintf("Operate%x", sha256.Sum256([]byte(op.RoleARN)))[:7+16]), &awslambda.Permission{
+				Principal: awsiam.NewArnPrincipal(jsii.String(op.RoleARN)),
+				Action:    jsii.String("lambda:InvokeFunction"),
+			})
+		}
+	}
+	gf.fn.AddEnvironment(jsii.String(contract.EnvGrants), awscdk.Lazy_String(&s.grants, nil), nil)
+	roles := len(props.ExecutionRoles)
+	addCheck(c, func() []string {
+		// Lambda allows 4 KB of environment variables in all: each role ARN
+		// at most 95 characters (a 64-character name) plus the JSON; the
+		// queue ARN and the bucket name about 300.
+		size := 300 + roles*(95+40)
+		for _, g := range s.grants.submitters {
+			size += 95 + len(g.class) + len(g.team) + 40
+		}
+		size += len(s.grants.operators) * (95 + 3)
+		if size <= lambdaEnvironmentBytes {
+			return nil
+		}
+		return []string{fmt.Sprintf("trainq.Submitter: %d GrantSubmit and %d GrantOperate grants may need %d bytes of environment variables; want at most %d (Lambda's 4 KB): list the roles in the platform file's submission.submitters and submission.operators instead (bundled with the function, no such limit)", len(s.grants.submitters), len(s.grants.operators), size, lambdaEnvironmentBytes)}
+	})
 	if p == nil {
 		return s
 	}
@@ -443,10 +511,52 @@ func checkClassTeam(c constructs.Construct, what, class, team string, classes, t
 
 func (s *submitter) GrantSubmit(grantee awsiam.IGrantable, class, team string) awsiam.Grant {
 	a := s.Alias(class, team)
-	if a == nil {
+	role := roleArnOf(s, "GrantSubmit", grantee)
+	if a == nil || role == nil {
 		return awsiam.Grant_Drop(grantee, jsii.String("lambda:InvokeFunction"))
 	}
+	s.grants.submitters = append(s.grants.submitters, grantedPair{role: role, class: class, team: team})
 	return a.GrantInvoke(grantee)
+}
+
+// roleArnOf is the ARN of grantee, an IAM role (the function matches
+// callers by role); nil, with a validation error, for anything else.
+func roleArnOf(c constructs.Construct, method string, grantee awsiam.IGrantable) *string {
+	if r, ok := grantee.(awsiam.IRole); ok {
+		return r.RoleArn()
+	}
+	if p, ok := grantee.GrantPrincipal().(awsiam.IRole); ok {
+		return p.RoleArn()
+	}
+	addError(c, "trainq.Submitter: %s grantee is not an IAM role; want an awsiam.IRole (the function decides from the caller's role, matched by account and name)", method)
+	return nil
+}
+
+// grantedPair is one GrantSubmit.
+type grantedPair struct {
+	role        *string
+	class, team string
+}
+
+// grantTable produces contract.EnvGrants' value at synthesis.
+type grantTable struct {
+	stack      awscdk.Stack
+	submitters []grantedPair
+	operators  []*string
+}
+
+// Produce implements awscdk.IStableStringProducer: the JSON of
+// contract.Grants, role ARNs as tokens the stack resolves.
+func (g *grantTable) Produce() *string {
+	subs := []interface{}{}
+	for _, p := range g.submitters {
+		subs = append(subs, map[string]interface{}{"roleArn": p.role, "class": p.class, "team": p.team})
+	}
+	ops := []interface{}{}
+	for _, r := range g.operators {
+		ops = append(ops, r)
+	}
+	return g.stack.ToJsonString(map[string]interface{}{"submitters": subs, "operators": ops}, nil)
 }
 
 func (s *submitter) GrantSubmitToRoleArn(roleArn string, class, team string) {
@@ -463,9 +573,18 @@ func (s *submitter) GrantSubmitToRoleArn(roleArn string, class, team string) {
 		Principal: awsiam.NewArnPrincipal(jsii.String(roleArn)),
 		Action:    jsii.String("lambda:InvokeFunction"),
 	})
+	if k, ok := batchrules.RoleKeyOf(roleArn); ok && s.platform != nil && s.platform.NewAccess(nil, nil).Of(k).May(class, team) {
+		return // the bundled platform file grants it
+	}
+	s.grants.submitters = append(s.grants.submitters, grantedPair{role: jsii.String(roleArn), class: class, team: team})
 }
 
 func (s *submitter) GrantOperate(grantee awsiam.IGrantable) awsiam.Grant {
+	role := roleArnOf(s, "GrantOperate", grantee)
+	if role == nil || s.fn == nil {
+		return awsiam.Grant_Drop(grantee, jsii.String("lambda:InvokeFunction"))
+	}
+	s.grants.operators = append(s.grants.operators, role)
 	return s.fn.GrantInvoke(grantee)
 }
 

@@ -13,6 +13,10 @@ const (
 	// EnvExecutionRoleARNs is a JSON object of team name to the SageMaker
 	// execution role ARN that team's jobs run as ({"nlp":"arn:aws:iam::…"}).
 	EnvExecutionRoleARNs = "TRAINQ_EXECUTION_ROLE_ARNS"
+	// EnvGrants is a JSON object (Grants) of the grants the constructs
+	// record (GrantSubmit, GrantOperate) beyond the platform file's
+	// submission.submitters and submission.operators. Default: none.
+	EnvGrants = "TRAINQ_GRANTS"
 	// EnvPlatformFile is the optional path of the platform file (JSON or
 	// YAML). Default: PlatformFileName in $LAMBDA_TASK_ROOT, else next to
 	// the executable (see PlatformFile).
@@ -40,4 +44,20 @@ func PlatformFile(getenv func(string) string, executable string) string {
 		return filepath.Join(root, PlatformFileName)
 	}
 	return filepath.Join(filepath.Dir(executable), PlatformFileName)
+}
+
+// Grants is EnvGrants' value.
+type Grants struct {
+	// Submitters are roles granted (class, team) pairs, as in the platform
+	// file's submission.submitters.
+	Submitters []GrantedSubmitter `json:"submitters,omitempty"`
+	// Operators are role ARNs that act platform-wide.
+	Operators []string `json:"operators,omitempty"`
+}
+
+// GrantedSubmitter is one GrantSubmit: a role, a class and a team.
+type GrantedSubmitter struct {
+	RoleARN string `json:"roleArn"`
+	Class   string `json:"class"`
+	Team    string `json:"team"`
 }

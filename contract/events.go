@@ -1,5 +1,7 @@
 package contract
 
+import "strings"
+
 // The EventBridge events of AWS Batch service jobs that the observer reads
 // (and the monitoring construct's rule matches).
 const (
@@ -41,6 +43,24 @@ func ChangedBy(alias string) string {
 		return "operator"
 	}
 	return "alias " + alias
+}
+
+// ChangedByRole names who changed a job by the caller's verified role:
+// "role <name>", or "operator <name>" for an operator, the role name cut to
+// fit a tag value and any character a tag value may not hold (IAM names
+// allow ',') replaced by '_'.
+func ChangedByRole(roleName string, operator bool) string {
+	who := "role "
+	if operator {
+		who = "operator "
+	}
+	clean := strings.Map(func(r rune) rune {
+		if r == ',' {
+			return '_'
+		}
+		return r
+	}, roleName)
+	return who + Cut(clean, 64)
 }
 
 // BatchServiceJobQueueBlockedEvent is the detail type of the event AWS

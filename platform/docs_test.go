@@ -52,6 +52,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 	p.Monitoring.AlarmEmails = nil
 	p.Monitoring.Page, p.Monitoring.Ticket = AlarmTarget{}, AlarmTarget{}
 	p.Submission.Submitters = nil
+	p.Submission.Operators = nil
 	for i := range p.Teams {
 		p.Teams[i].Training = nil
 	}

@@ -407,9 +407,21 @@ type Submission struct {
 	// InstanceTypes are the instance types jobs may use, in fallback order.
 	// Default: the pool's types, in pool order.
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
-	// Submitters are IAM roles granted to submit the listed classes.
-	// Default: none (operators invoke the function directly).
+	// Submitters are IAM roles granted to submit, describe, cancel and
+	// re-prioritize jobs of the listed classes for the listed teams, and to
+	// see those teams' jobs in the queue. The submission function decides
+	// from the caller's verified identity (see Access). Default: none.
 	Submitters []Submitter `json:"submitters,omitempty"`
+	// Operators are IAM roles that act platform-wide: submit any class for
+	// any team, describe, cancel and re-prioritize any job, see every job.
+	// No role is an operator unless listed here. Default: none.
+	Operators []Operator `json:"operators,omitempty"`
+}
+
+// Operator is an IAM role that acts for every class and team.
+type Operator struct {
+	// RoleARN is the ARN of an existing IAM role.
+	RoleARN string `json:"roleArn"`
 }
 
 // Submitter grants an existing IAM role the right to submit some classes

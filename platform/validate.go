@@ -382,6 +382,10 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 	}
 }
 
+// ValidateSubmission checks the submission section alone (the constructs
+// check their Submitters and Operators props with it).
+func (p *Platform) ValidateSubmission(ps *Problems) { p.validateSubmission(ps) }
+
 func (p *Platform) validateSubmission(ps *Problems) {
 	s := p.Submission
 	seen := map[string]bool{}
@@ -396,10 +400,24 @@ func (p *Platform) validateSubmission(ps *Problems) {
 		}
 		seen[it] = true
 	}
+	operators := map[batchrules.RoleKey]bool{}
+	for i, op := range s.Operators {
+		f := fmt.Sprintf("submission.operators[%d].roleArn", i)
+		k, ok := batchrules.RoleKeyOf(op.RoleARN)
+		switch {
+		case !ok:
+			ps.Add(f, op.RoleARN, "an IAM role ARN such as arn:aws:iam::123456789012:role/platform-operator")
+		case operators[k]:
+			ps.Add(f, op.RoleARN, "each role once (a role's name is unique in its account whatever its path)")
+		}
+		operators[k] = true
+	}
 	for i, sub := range s.Submitters {
 		f := fmt.Sprintf("submission.submitters[%d]", i)
 		if !batchrules.ValidRoleARN(sub.RoleARN) {
 			ps.Add(f+".roleArn", sub.RoleARN, "an IAM role ARN such as arn:aws:iam::123456789012:role/pipeline")
+		} else if k, _ := batchrules.RoleKeyOf(sub.RoleARN); operators[k] {
+			ps.Add(f+".roleArn", sub.RoleARN, "a role that is not also an operator (an operator acts for every class and team already)")
 		}
 		if len(sub.Classes) == 0 {
 			ps.Add(f+".classes", "[]", "at least one class name")

@@ -663,6 +663,26 @@ var rejectCases = []rejectCase{
 	},
 
 	{
+		name: "an operator given a user ARN instead of a role is refused",
+		base: quotaDoc, change: to("submission.operators", []any{doc{"roleArn": "arn:aws:iam::123456789012:user/alice"}}),
+		field: "submission.operators[0].roleArn", value: "user/alice", allowed: []string{"IAM role ARN"},
+	},
+	{
+		// Role names are unique in an account whatever the path, and a
+		// session ARN carries no path: the two name one role.
+		name: "the same operator role under two paths is refused",
+		base: quotaDoc, change: to("submission.operators", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/oncall"}, doc{"roleArn": "arn:aws:iam::123456789012:role/team/oncall"}}),
+		field: "submission.operators[1].roleArn", value: "role/team/oncall", allowed: []string{"each role once"},
+	},
+	{
+		name: "a role that is both operator and submitter is refused",
+		base: quotaDoc, change: func(t testing.TB, d doc) {
+			set(t, d, "submission.operators", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/oncall"}})
+			set(t, d, "submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/oncall", "classes": []any{"research"}, "teams": []any{"search-ranking"}}})
+		},
+		field: "submission.submitters[0].roleArn", value: "role/oncall", allowed: []string{"not also an operator"},
+	},
+	{
 		name: "a submitter without teams is refused, not granted every team",
 		base: quotaDoc, change: to("submission.submitters", []any{doc{"roleArn": "arn:aws:iam::123456789012:role/pipeline", "classes": []any{"research"}}}),
 		field: "submission.submitters[0].teams", allowed: []string{"at least one team name (search-ranking, search-research)", "list every team"},

@@ -19,6 +19,12 @@ type Settings struct {
 	ExecutionRoleARNs map[string]string
 	// CheckpointBucket is contract.EnvCheckpointBucket ("" when unset).
 	CheckpointBucket string
+	// Submitters and Operators are contract.EnvGrants' grants.
+	Submitters []platform.Submitter
+	Operators  []string
+	// STSEndpoint is where callers' identities are verified:
+	// contract.EnvSTSEndpoint, else the regional endpoint of AWS_REGION.
+	STSEndpoint string
 }
 
 // LoadSettings reads the environment through getenv. The platform file is
@@ -60,6 +66,21 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 			}
 		}
 	}
+	if v := getenv(contract.EnvGrants); v != "" {
+		var g contract.Grants
+		if err := json.Unmarshal([]byte(v), &g); err != nil {
+			errs = append(errs, fmt.Errorf("%s: got %q, want a JSON object {\"submitters\": [{\"roleArn\", \"class\", \"team\"}...], \"operators\": [ROLE ARN...]}: %w", contract.EnvGrants, contract.Cut(v, contract.MaxShownChars), err))
+		}
+		for _, sub := range g.Submitters {
+			s.Submitters = append(s.Submitters, platform.Submitter{RoleARN: sub.RoleARN, Classes: []string{sub.Class}, Teams: []string{sub.Team}})
+		}
+		s.Operators = g.Operators
+	}
+	region := getenv("AWS_REGION")
+	if region == "" && getenv(contract.EnvSTSEndpoint) == "" {
+		errs = append(errs, fmt.Errorf("AWS_REGION: got nothing, want the function's region (Lambda sets it), or set %s", contract.EnvSTSEndpoint))
+	}
+	s.STSEndpoint = contract.STSEndpoint(region, getenv(contract.EnvSTSEndpoint))
 	if b := s.CheckpointBucket; b != "" {
 		if loc, err := platform.ParseS3URI("s3://" + b + "/"); err != nil || loc.Bucket != b {
 			errs = append(errs, fmt.Errorf("%s: got %q, want an S3 bucket name such as trainq-artifacts-123456789012 (3 to 63 lowercase letters, digits, '-' and '.'), or unset", contract.EnvCheckpointBucket, contract.Cut(b, contract.MaxShownChars)))

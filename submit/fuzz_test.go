@@ -54,13 +54,14 @@ func FuzzInvoke(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"trainingJob":{"ResourceConfig":{"InstanceCount":1e999}}}`))
 	f.Add([]byte(`{"action":"reprioritize","jobId":"j","priority":-1}`))
-	h, err := submit.New(submit.Config{Platform: declareFixtures(platform.Default()), JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: stubBatch{}})
+	h, err := submit.New(testConfig(declareFixtures(platform.Default()), stubBatch{}))
 	if err != nil {
 		f.Fatal(err)
 	}
 	kinds := map[string]bool{"ValidationError": true, "Forbidden": true, "Throttled": true, "UpstreamError": true}
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		out, err := lambda.NewHandler(h).Invoke(invocation("", "req-fuzz"), payload)
+		ctx := invocation("", "req-fuzz")
+		out, err := lambda.NewHandler(h).Invoke(ctx, signed(t, ctx, callerOf(ctx), payload))
 		if err != nil {
 			var fe messages.InvokeResponse_Error
 			if !errors.As(err, &fe) || !kinds[fe.Type] || fe.Message == "" {

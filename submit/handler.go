@@ -14,10 +14,21 @@
 // its Batch calls end Config.DeadlineMargin before the invocation's
 // deadline, so that the caller always gets a documented answer.
 //
+// Who may act for which (class, team) is decided by the caller's verified
+// identity, never by the payload nor by which alias it could invoke: each
+// invocation carries the caller's SigV4 signature over an STS
+// GetCallerIdentity request bound to the function and the request
+// (contract.Signed), which the handler sends to STS (identity.go); the role
+// STS names is looked up in the platform's access table
+// (platform.Access: submission.submitters and submission.operators, plus the
+// grants the constructs record). An invocation without identity is refused,
+// whatever qualifier it names.
+//
 // The Lambda-specific edge is small: Handler implements lambda.Handler
-// (Invoke), reads the (class, team) alias from the invoked function ARN and turns
-// errors into function errors whose errorType is a Kind. Everything else is
-// plain Go over a narrow Batch interface.
+// (Invoke), reads the (class, team) alias from the invoked function ARN (an
+// alias narrows the caller to its pair) and turns errors into function
+// errors whose errorType is a Kind. Everything else is plain Go over a
+// narrow Batch interface.
 //
 // The request, the response, the error kinds and the tags are package
 // contract's, which the CLI imports instead of this package.
@@ -33,6 +44,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +100,15 @@ type Config struct {
 	// SageMaker CheckpointConfig (CheckpointURI). Default: none, and such
 	// jobs get no CheckpointConfig (New logs it once).
 	CheckpointBucket string
+	// Identity verifies the caller's proof of identity (an *STSVerifier in
+	// production). Required.
+	Identity Verifier
+	// Submitters and Operators are grants beyond the platform file's
+	// submission.submitters and submission.operators: those the constructs
+	// record (GrantSubmit, GrantOperate; contract.EnvGrants). Default: none.
+	Submitters []platform.Submitter
+	// Operators are role ARNs that act platform-wide (see Submitters).
+	Operators []string
 	// DeadlineMargin is how long before the invocation's deadline (the
 	// context's) the Batch calls of a request must end, so that the
 	// function answers Throttled or UpstreamError instead of being killed
@@ -112,6 +133,7 @@ const DefaultDeadlineMargin = 5 * time.Second
 type Handler struct {
 	cfg     Config
 	allowed map[string]bool
+	access  platform.Access
 	log     *slog.Logger
 	env     door.Env // what the door knows of the deployment (doorEnv)
 }
@@ -144,6 +166,31 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Batch == nil {
 		ps = append(ps, "Batch: got nothing, want an AWS Batch client")
 	}
+	if cfg.Identity == nil {
+		ps = append(ps, "Identity: got nothing, want a Verifier of callers' identities (an *STSVerifier)")
+	}
+	for i, s := range cfg.Submitters {
+		if !batchrules.ValidRoleARN(s.RoleARN) {
+			ps = append(ps, fmt.Sprintf("Submitters[%d].RoleARN: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/pipeline", i, contract.Cut(s.RoleARN, contract.MaxShownChars)))
+		}
+		if cfg.Platform != nil {
+			for _, c := range s.Classes {
+				if _, ok := cfg.Platform.Class(c); !ok {
+					ps = append(ps, fmt.Sprintf("Submitters[%d].Classes: got %q, want classes of the platform (%s)", i, contract.Cut(c, contract.MaxShownChars), strings.Join(cfg.Platform.ClassNames(), ", ")))
+				}
+			}
+			for _, t := range s.Teams {
+				if _, ok := cfg.Platform.Team(t); !ok {
+					ps = append(ps, fmt.Sprintf("Submitters[%d].Teams: got %q, want teams of the platform (%s)", i, contract.Cut(t, contract.MaxShownChars), strings.Join(cfg.Platform.TeamNames(), ", ")))
+				}
+			}
+		}
+	}
+	for i, op := range cfg.Operators {
+		if !batchrules.ValidRoleARN(op) {
+			ps = append(ps, fmt.Sprintf("Operators[%d]: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/platform-operator", i, contract.Cut(op, contract.MaxShownChars)))
+		}
+	}
 	if b := cfg.CheckpointBucket; b != "" {
 		if loc, err := platform.ParseS3URI("s3://" + b + "/"); err != nil || loc.Bucket != b {
 			ps = append(ps, fmt.Sprintf("CheckpointBucket: got %q, want an S3 bucket name such as trainq-artifacts-123456789012 (3 to 63 lowercase letters, digits, '-' and '.')", contract.Cut(b, contract.MaxShownChars)))
@@ -152,7 +199,7 @@ func New(cfg Config) (*Handler, error) {
 	if len(ps) > 0 {
 		return nil, fmt.Errorf("submit: invalid config:\n  - %s", strings.Join(ps, "\n  - "))
 	}
-	h := &Handler{cfg: cfg, allowed: map[string]bool{}, log: cfg.Logger, env: doorEnv(cfg)}
+	h := &Handler{cfg: cfg, allowed: map[string]bool{}, access: cfg.Platform.NewAccess(cfg.Submitters, cfg.Operators), log: cfg.Logger, env: doorEnv(cfg)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -187,13 +234,21 @@ func New(cfg Config) (*Handler, error) {
 
 // Caller is who invoked the function, as far as authorization goes.
 type Caller struct {
+	// FunctionARN is the invoked function ARN, with its qualifier.
+	FunctionARN string
 	// Alias is the alias the function was invoked through, one per (class,
-	// team) pair (platform.SubmitAliasName); empty when invoked unqualified
-	// (operators, who may use every class and team).
+	// team) pair (platform.SubmitAliasName); empty when invoked unqualified,
+	// through $LATEST or a version.
 	Alias string
 	// Class and Team are the alias's class and team, which the handler
-	// reads from Alias; both empty for an operator.
+	// reads from Alias: the caller acts for that pair only (and only if
+	// granted it). Both empty without an alias.
 	Class, Team string
+	// Principal is the caller's ARN as STS answered it, and Role the role
+	// it is a session of (arn:PARTITION:iam::ACCOUNT:role/NAME).
+	Principal, Role string
+	// grant is what Role is granted; nil: nothing.
+	grant *platform.Grant
 	// RequestID is the Lambda request id, the idempotency default.
 	RequestID string
 }
@@ -206,25 +261,51 @@ func (h *Handler) executionRole(team string) string {
 	return h.cfg.ExecutionRoleARN
 }
 
-// scope names the caller for messages, logs and the jobs it changes: the
-// alias, or "operator (unqualified)".
-func (c Caller) scope() string {
-	if c.Alias == "" {
-		return "operator (unqualified)"
+// operator reports whether the caller acts platform-wide: a declared
+// operator, not narrowed by an alias.
+func (c Caller) operator() bool { return c.Alias == "" && c.grant != nil && c.grant.Operator }
+
+// may reports whether the caller may act for class and team: granted the
+// pair, and, through an alias, the alias's pair.
+func (c Caller) may(class, team string) bool {
+	if c.Alias != "" && (class != c.Class || team != c.Team) {
+		return false
 	}
-	return "alias " + c.Alias + " (class " + c.Class + ", team " + c.Team + ")"
+	return c.grant.May(class, team)
 }
 
-// CallerFromContext reads the alias and request id from the Lambda context.
-// The alias is the qualifier of the invoked function ARN
-// (arn:aws:lambda:REGION:ACCOUNT:function:NAME:QUALIFIER); no qualifier,
-// $LATEST or a version number means unqualified.
+// seesTeam reports whether the caller sees team's jobs in full.
+func (c Caller) seesTeam(p *platform.Platform, team string) bool {
+	if c.Alias != "" {
+		return team == c.Team && c.grant != nil
+	}
+	return slices.Contains(c.grant.Teams(p), team)
+}
+
+// scope names the caller for messages, logs and the jobs it changes: its
+// role, and the alias when it invoked one.
+func (c Caller) scope() string {
+	who := "role " + c.Role
+	if c.operator() {
+		who = "operator " + c.Role
+	}
+	if c.Alias != "" {
+		who += " through alias " + c.Alias + " (class " + c.Class + ", team " + c.Team + ")"
+	}
+	return who
+}
+
+// CallerFromContext reads the invoked function ARN, its alias and the
+// request id from the Lambda context. The alias is the qualifier of the
+// invoked function ARN (arn:aws:lambda:REGION:ACCOUNT:function:NAME:QUALIFIER);
+// no qualifier, $LATEST or a version number means unqualified. The caller's
+// identity is not in the context: Invoke verifies it from the payload.
 func CallerFromContext(ctx context.Context) Caller {
 	lc, ok := lambdacontext.FromContext(ctx)
 	if !ok || lc == nil {
 		return Caller{}
 	}
-	return Caller{Alias: aliasOf(lc.InvokedFunctionArn), RequestID: lc.AwsRequestID}
+	return Caller{FunctionARN: lc.InvokedFunctionArn, Alias: aliasOf(lc.InvokedFunctionArn), RequestID: lc.AwsRequestID}
 }
 
 func aliasOf(functionARN string) string {
@@ -239,16 +320,21 @@ func aliasOf(functionARN string) string {
 	return q
 }
 
-// Invoke implements lambda.Handler: decode, handle, encode. Errors are
-// function errors whose errorType is a Kind.
+// Invoke implements lambda.Handler: verify the caller's identity, decode,
+// handle, encode. Errors are function errors whose errorType is a Kind.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	req, ps := contract.DecodeRequest(payload)
+	request, caller, err := h.identify(ctx, CallerFromContext(ctx), payload)
+	if err != nil {
+		h.count("", nil, err)
+		return nil, LambdaError(err)
+	}
+	req, ps := contract.DecodeRequest(request)
 	if len(ps) > 0 {
 		err := invalid(ps)
 		h.count(req.Action, nil, err)
 		return nil, LambdaError(err)
 	}
-	resp, err := h.Handle(ctx, CallerFromContext(ctx), req)
+	resp, err := h.Handle(ctx, caller, req)
 	if err != nil {
 		return nil, LambdaError(err)
 	}
@@ -279,6 +365,9 @@ func (h *Handler) budget(ctx context.Context) (calls, lookup context.Context, ca
 }
 
 func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Request) (*contract.Response, error) {
+	if caller.grant == nil {
+		return nil, &Error{Kind: contract.KindForbidden, Message: "no verified caller identity: " + howToCall}
+	}
 	if caller.Alias != "" {
 		a, ok := h.cfg.Platform.SubmitAliasOf(caller.Alias)
 		if !ok {
@@ -286,6 +375,10 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Reques
 				Allowed: "an alias of a class and a team, <class>-<team> (classes " + strings.Join(h.cfg.Platform.ClassNames(), ", ") + "; teams " + strings.Join(h.cfg.Platform.TeamNames(), ", ") + ")"}})
 		}
 		caller.Class, caller.Team = a.Class, a.Team
+		if !caller.grant.May(a.Class, a.Team) {
+			return nil, forbidden(problems{{Field: "function alias", Value: contract.Show(caller.Alias),
+				Allowed: "an alias of a (class, team) pair " + caller.Role + " is granted: " + caller.grantedPairs()}})
+		}
 	}
 	switch req.Action {
 	case "", contract.ActionSubmit:

@@ -256,7 +256,7 @@ func TestSubmitBadRequests(t *testing.T) {
 			fixture:    "submit-minimal.json",
 			alias:      "admin",
 			wantType:   "Forbidden",
-			wantFields: []string{"function alias"},
+			wantFields: []string{"caller"},
 		},
 	}
 	for _, tt := range tests {

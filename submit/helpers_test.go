@@ -20,6 +20,7 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -58,7 +59,7 @@ func newHandlerWith(t *testing.T, p *platform.Platform, fake *batchtest.Server, 
 		p = platform.Default()
 	}
 	p = declareFixtures(p)
-	cfg := submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: batchClient(fake, policy)}
+	cfg := testConfig(p, batchClient(fake, policy))
 	edit(&cfg)
 	h, err := submit.New(cfg)
 	if err != nil {
@@ -82,6 +83,20 @@ func declareFixtures(p *platform.Platform) *platform.Platform {
 	return &c
 }
 
+// testConfig is the tests' handler configuration for p over b: callers are
+// verified by the loopback STS, operatorRole is the operator, and each
+// alias's pipeline role (aliasRole) is granted exactly the alias's pair, as
+// GrantSubmit records it.
+func testConfig(p *platform.Platform, b submit.BatchAPI) submit.Config {
+	g := ststest.Grants(p)
+	cfg := submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: b,
+		Identity: &submit.STSVerifier{Endpoint: testSTS.URL}, Operators: g.Operators}
+	for _, s := range g.Submitters {
+		cfg.Submitters = append(cfg.Submitters, platform.Submitter{RoleARN: s.RoleARN, Classes: []string{s.Class}, Teams: []string{s.Team}})
+	}
+	return cfg
+}
+
 // invocation is the Lambda context of one invocation: alias ("" for
 // unqualified) and request id.
 func invocation(alias, requestID string) context.Context {
@@ -92,8 +107,55 @@ func invocation(alias, requestID string) context.Context {
 	return lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: requestID, InvokedFunctionArn: arn})
 }
 
-// invoke runs payload through the Lambda library's decode/encode path.
+// testSTS verifies callers' signatures (TestMain starts it).
+var testSTS *ststest.Server
+
+// operatorRole is the tests' operator (submission.operators).
+const operatorRole = ststest.OperatorRole
+
+// aliasRole is the pipeline role the tests grant alias's pair.
+func aliasRole(alias string) string { return ststest.AliasRole(alias) }
+
+// session is a session of role that the loopback STS knows.
+func session(role string) ststest.Principal {
+	p := ststest.Session(role, "test-session")
+	testSTS.Add(p)
+	return p
+}
+
+// signed is payload as principal p sends it to the function of ctx: wrapped
+// with p's signed identity (client.Sign, the CLI's signer).
+func signed(t testing.TB, ctx context.Context, p ststest.Principal, payload []byte) []byte {
+	t.Helper()
+	function := testFunc
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		function = lc.InvokedFunctionArn
+	}
+	return testSTS.Sign(t, p, function, payload)
+}
+
+// callerOf is who the tests invoke as: the alias's pipeline role through an
+// alias, the operator unqualified (ststest.CallerOf).
+func callerOf(ctx context.Context) ststest.Principal {
+	q := ""
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		if parts := strings.Split(lc.InvokedFunctionArn, ":"); len(parts) == 8 {
+			q = parts[7]
+		}
+	}
+	return testSTS.CallerOf(q)
+}
+
+// invoke runs payload, signed by the caller of ctx (callerOf), through the
+// Lambda library's decode/encode path.
 func invoke(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte) (contract.Response, *messages.InvokeResponse_Error) {
+	t.Helper()
+	return invokeRaw(t, ctx, h, signed(t, ctx, callerOf(ctx), payload))
+}
+
+// invokeRaw runs payload as it is through the Lambda library's decode/encode
+// path.
+func invokeRaw(t *testing.T, ctx context.Context, h *submit.Handler, payload []byte) (contract.Response, *messages.InvokeResponse_Error) {
 	t.Helper()
 	out, err := lambda.NewHandler(h).Invoke(ctx, payload)
 	if err != nil {

@@ -47,7 +47,7 @@ func TestSubmitterAnswersHostileRequestsExactly(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(invocation(c.Alias, "req-hostile"), deadline)
 			defer cancel()
-			body, err := lambda.NewHandler(h).Invoke(ctx, c.Request(jobARN))
+			body, err := lambda.NewHandler(h).Invoke(ctx, signed(t, ctx, callerOf(ctx), c.Request(jobARN)))
 			if ctx.Err() != nil {
 				t.Fatalf("answered after the invocation's deadline")
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/ststest"
 )
 
 // TestMain runs the tests, then checks every request they sent to a fake
@@ -19,7 +20,11 @@ import (
 func TestMain(m *testing.M) {
 	loadtest.LiftDefaultTimeout()
 	batchtest.RecordAll()
+	// Callers' identities are checked by a loopback STS that verifies their
+	// SigV4 signatures (helpers_test.go).
+	testSTS = ststest.New("us-east-1")
 	code := m.Run()
+	testSTS.Close()
 	if batchtest.CheckModels() != nil && code == 0 {
 		code = 1
 	}

@@ -89,8 +89,12 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 	}
 	resp := h.describeResponse(d)
 	var denied problems
-	if caller.Alias != "" && (resp.Class != caller.Class || resp.Team != caller.Team) {
+	switch {
+	case caller.operator():
+	case caller.Alias != "" && (resp.Class != caller.Class || resp.Team != caller.Team):
 		denied.Addf("jobId", req.JobID, "a job of class %q and team %q, those of the alias invoked %s (this job is class %q, team %q)", caller.Class, caller.Team, caller.Alias, resp.Class, resp.Team)
+	case !caller.may(resp.Class, resp.Team):
+		denied.Addf("jobId", req.JobID, "a job of a (class, team) pair %s is granted: %s (this job is class %q, team %q)", caller.Role, caller.grantedPairs(), resp.Class, resp.Team)
 	}
 	if len(denied) > 0 {
 		return nil, forbidden(denied)
@@ -113,7 +117,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 
 	switch req.Action {
 	case contract.ActionCancel:
-		by := contract.ChangedBy(caller.Alias)
+		by := caller.changedBy()
 		reason := contract.CancelReason(by, req.Reason)
 		if _, err := h.cfg.Batch.TerminateServiceJob(ctx, &batch.TerminateServiceJobInput{JobId: aws.String(ref.ID), Reason: aws.String(reason)}, callOpts(ctx)...); err != nil {
 			return nil, h.refused(ctx, req, "cancel", err)
@@ -130,7 +134,7 @@ func (h *Handler) manage(ctx context.Context, caller Caller, req contract.Reques
 		if _, err := h.cfg.Batch.UpdateServiceJob(ctx, &batch.UpdateServiceJobInput{JobId: aws.String(ref.ID), SchedulingPriority: aws.Int32(int32(sp))}, callOpts(ctx)...); err != nil {
 			return nil, h.refused(ctx, req, "reprioritize", err)
 		}
-		by := contract.ChangedBy(caller.Alias)
+		by := caller.changedBy()
 		tags := map[string]string{contract.TagReprioritizedBy: by, contract.TagPlatform: h.cfg.Platform.Name}
 		if _, err := h.cfg.Batch.TagResource(ctx, &batch.TagResourceInput{ResourceArn: d.JobArn, Tags: tags}, callOpts(ctx)...); err != nil {
 			// The priority has changed; the log line still says who did it.

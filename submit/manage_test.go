@@ -126,7 +126,7 @@ func TestCancelAndReprioritize(t *testing.T) {
 			if job.Terminated != tt.wantCanceled {
 				t.Errorf("terminated %v, want %v", job.Terminated, tt.wantCanceled)
 			}
-			if tt.wantCanceled && job.StatusReason != contract.CancelReasonPrefix+" by alias research-search-ranking: wrong dataset" {
+			if tt.wantCanceled && job.StatusReason != contract.CancelReasonPrefix+" by role pipeline-research-search-ranking: wrong dataset" {
 				t.Errorf("reason %q, want trainq's prefix and the caller's reason", job.StatusReason)
 			}
 		})
@@ -182,8 +182,8 @@ func TestCancelReasonStartsWithTheObserversPrefix(t *testing.T) {
 		// matches, then the caller's reason or the default.
 		wantReason string
 	}{
-		{"the caller's reason follows the prefix", `{"action":"cancel","jobId":%q,"reason":"wrong dataset"}`, "trainq: cancelled by alias research-search-ranking: wrong dataset"},
-		{"without a reason the default follows the prefix", `{"action":"cancel","jobId":%q}`, "trainq: cancelled by alias research-search-ranking: through trainq"},
+		{"the caller's reason follows the prefix", `{"action":"cancel","jobId":%q,"reason":"wrong dataset"}`, "trainq: cancelled by role pipeline-research-search-ranking: wrong dataset"},
+		{"without a reason the default follows the prefix", `{"action":"cancel","jobId":%q}`, "trainq: cancelled by role pipeline-research-search-ranking: through trainq"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -252,10 +252,13 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 	described := h.describeAll(ctx, summaries)
 	view := &contract.QueueView{JobQueue: h.cfg.JobQueue, At: now.UTC().Format(time.RFC3339), Jobs: []contract.QueueJob{},
 		QueueListed: len(snap.front.Queue), SnapshotAt: snap.at}
-	if caller.Alias == "" {
-		view.Scope = "operator (unqualified): every job in full"
-	} else {
-		view.Scope = fmt.Sprintf("alias %s: team %s's jobs in full; other teams' jobs without id, name or status reason", caller.Alias, caller.Team)
+	switch {
+	case caller.operator():
+		view.Scope = "operator " + caller.Role + ": every job in full"
+	case caller.Alias != "":
+		view.Scope = fmt.Sprintf("%s: team %s's jobs in full; other teams' jobs without id, name or status reason", caller.scope(), caller.Team)
+	default:
+		view.Scope = fmt.Sprintf("%s: the jobs of team %s in full; other teams' jobs without id, name or status reason", caller.scope(), strings.Join(caller.grant.Teams(h.cfg.Platform), ", "))
 	}
 	undescribed := 0
 	for i, s := range summaries {
@@ -264,7 +267,7 @@ func (h *Handler) queue(ctx context.Context, caller Caller, req contract.Request
 			undescribed++
 		}
 		j := h.queueJob(s, d, now, snap.front)
-		if caller.Alias != "" && j.Team != caller.Team {
+		if !caller.operator() && !caller.seesTeam(h.cfg.Platform, j.Team) {
 			j.JobID, j.JobName, j.StatusReason, j.Redacted = "", "", "", true
 		}
 		view.Jobs = append(view.Jobs, j)

@@ -101,14 +101,15 @@ func FuzzSecurityInvariants(f *testing.F) {
 	p := platform.Default()
 	f.Fuzz(func(t *testing.T, alias uint8, payload []byte) {
 		rec := &recordingBatch{}
-		h, err := submit.New(submit.Config{Platform: p, JobQueue: testQueue, ExecutionRoleARN: testRole, Batch: rec})
+		h, err := submit.New(testConfig(p, rec))
 		if err != nil {
 			t.Fatal(err)
 		}
 		via := fuzzAliases[int(alias)%len(fuzzAliases)]
 		a, _ := p.SubmitAliasOf(via)
 		classAlias, teamAlias := a.Class, a.Team
-		out, err := lambda.NewHandler(h).Invoke(invocation(via, "req-fuzz"), payload)
+		ctx := invocation(via, "req-fuzz")
+		out, err := lambda.NewHandler(h).Invoke(ctx, signed(t, ctx, callerOf(ctx), payload))
 		if (via == "admin" || via == "research") && err == nil {
 			t.Fatalf("an alias that is no (class, team) pair was served: %s", out)
 		}

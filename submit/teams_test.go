@@ -92,7 +92,7 @@ func TestAnAliasSubmitsForItsTeamOnly(t *testing.T) {
 			extra:    map[string]any{"trainingJob": map[string]any{"RoleArn": betaRole, "OutputDataConfig": map[string]any{"S3OutputPath": "s3://a/b/"}}},
 			wantType: "Forbidden", wantFields: []string{"trainingJob.RoleArn"}},
 		{name: "an operator submits for beta, as beta's execution role", team: "beta", class: "research", wantRole: betaRole},
-		{name: "an alias of a team that does not exist is Forbidden", alias: "research-gamma", wantType: "Forbidden", wantFields: []string{"function alias"}},
+		{name: "an alias of a team that does not exist is Forbidden", alias: "research-gamma", wantType: "Forbidden", wantFields: []string{"caller"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,12 +171,12 @@ func TestAnAliasManagesJobsOfItsClassAndTeamOnly(t *testing.T) {
 			}
 			switch {
 			case strings.Contains(tt.action, "cancel"):
-				if want := "trainq: cancelled by alias research-alpha: through trainq"; job.StatusReason != want {
+				if want := "trainq: cancelled by role pipeline-research-alpha: through trainq"; job.StatusReason != want {
 					t.Errorf("status reason %q, want %q", job.StatusReason, want)
 				}
 			default:
-				if got := job.Request.Tags[contract.TagReprioritizedBy]; got != "alias research-alpha" {
-					t.Errorf("tag %s = %q, want %q", contract.TagReprioritizedBy, got, "alias research-alpha")
+				if got := job.Request.Tags[contract.TagReprioritizedBy]; got != "role pipeline-research-alpha" {
+					t.Errorf("tag %s = %q, want %q", contract.TagReprioritizedBy, got, "role pipeline-research-alpha")
 				}
 			}
 		})

@@ -56,6 +56,11 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 	j := v.Job
 	pl.class, pl.team, pl.priority, pl.attempts, pl.runtime = j.Class, j.Team, j.Priority, j.Attempts, j.Runtime
 	pl.payload, pl.candidates, pl.instanceCount = trainingJob(j.Payload), j.Candidates, j.InstanceCount
+	if _, knownClass := h.cfg.Platform.Class(className); knownClass && caller.Alias == "" && !caller.operator() {
+		if _, knownTeam := h.cfg.Platform.Team(teamName); knownTeam && !caller.may(className, teamName) {
+			denied.Addf("team", teamName, "a (class, team) pair %s is granted: %s (class %q asked)", caller.Role, caller.grantedPairs(), className)
+		}
+	}
 	pl.tags = make(map[string]string, len(req.Tags)+4)
 	for k, v := range req.Tags {
 		pl.tags[k] = v

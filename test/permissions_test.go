@@ -57,6 +57,8 @@ const (
 		"https://docs.aws.amazon.com/sagemaker/latest/dg/security-confused-deputy-prevention.html"
 	citeS3Prefix = "S3 user guide, Policy resources and s3:prefix: a resource arn:aws:s3:::bucket/prefix/* matches only keys under prefix/; " +
 		"https://docs.aws.amazon.com/AmazonS3/latest/userguide/amazon-s3-policy-keys.html"
+	citeSameAccountInvoke = "IAM user guide, Policy evaluation logic: within one account a request is allowed when the identity policy or the resource policy allows it (Lambda: identity-based policies grant lambda:InvokeFunction on any function, alias or version of the account); " +
+		"https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html, https://docs.aws.amazon.com/lambda/latest/dg/access-control-identity-based.html"
 	citeLambdaInvoke = "Lambda developer guide, Granting function access to other accounts / resource-based policies on aliases: a permission on an alias allows invoking that alias only; " +
 		"https://docs.aws.amazon.com/lambda/latest/dg/access-control-resource-based.html"
 	citeLogs = "Service Authorization Reference, CloudWatch Logs: CreateLogStream and PutLogEvents act on log-stream ARNs log-group:NAME:log-stream:STREAM; " +
@@ -314,6 +316,26 @@ func submitterGrants(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 			out = append(out, iamRequest{name: fmt.Sprintf("%s %s the %s alias (class %s, team %s)", sub.RoleARN, verb, a.Name, a.Class, a.Team), principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn + ":" + a.Name, identity: identity, want: want, cite: cite})
 		}
 		out = append(out, iamRequest{name: sub.RoleARN + " cannot invoke the function unqualified (every class and team)", principal: sub.RoleARN, action: "lambda:InvokeFunction", resource: fn, identity: identity, want: denied, cite: cite})
+	}
+	// Within the account IAM is not the fence: a principal whose own policy
+	// allows lambda:* on * (PowerUserAccess) may invoke every qualifier of
+	// the function, granted or not. The submission function is the fence:
+	// it refuses such a caller unless its verified role is granted the pair
+	// (submit/identity_test.go, TestAnIdentityGrantedNothingIsForbiddenWhateverItInvokes;
+	// under the emulator, test/submitter/identity_test.go). Across accounts
+	// IAM is a fence too: a role of another account that no submitter entry
+	// names is denied whatever its own policy allows.
+	powerUser := "arn:aws:iam::" + testAccount + ":role/power-user"
+	stranger := "arn:aws:iam::" + otherAccount + ":role/not-granted"
+	qualifiers := []string{"", ":$LATEST", ":1"}
+	for _, a := range s.platform.SubmitAliases() {
+		qualifiers = append(qualifiers, ":"+a.Name)
+	}
+	for _, q := range qualifiers {
+		out = append(out,
+			iamRequest{name: "a same-account role with lambda:* on * may invoke " + fn + q + " (IAM allows it: the function is the fence)", principal: powerUser, action: "lambda:InvokeFunction", resource: fn + q, identity: allowAll("lambda:*"), want: allowed, cite: citeSameAccountInvoke},
+			iamRequest{name: "another account's role granted nothing cannot invoke " + fn + q + ", whatever its own policy", principal: stranger, action: "lambda:InvokeFunction", resource: fn + q, account: testAccount, identity: allowAll("lambda:*"), want: denied, cite: citeCrossAccount},
+		)
 	}
 	// What the requests above prove, pair by pair: an alias two roles may
 	// both invoke is one both were granted the class and the team of.

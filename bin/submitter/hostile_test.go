@@ -10,6 +10,8 @@ import (
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/hostile"
 	"github.com/trainq/trainq/internal/lambdatest"
+	"github.com/trainq/trainq/internal/ststest"
+	"github.com/trainq/trainq/platform"
 )
 
 // TestHostileRequestsUnderTheEmulator runs the submitter's hostile corpus
@@ -27,6 +29,10 @@ func TestHostileRequestsUnderTheEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Callers prove who they are to a loopback STS (internal/ststest); the
+	// operator calls unqualified, each alias's pipeline role its alias.
+	sts := ststest.New("us-east-1")
+	defer sts.Close()
 	for _, c := range hostile.SubmitterCases() {
 		t.Run(c.Name, func(t *testing.T) {
 			fake := batchtest.New(0)
@@ -47,14 +53,14 @@ func TestHostileRequestsUnderTheEmulator(t *testing.T) {
 			if c.Deadline != 0 {
 				timeout = strconv.Itoa(int(c.Deadline / time.Second))
 			}
-			e, err := fn.Start(ctx, "AWS_ENDPOINT_URL_BATCH="+fake.URL, "AWS_LAMBDA_FUNCTION_NAME="+name,
+			e, err := fn.Start(ctx, append(sts.Env(platform.Default()), "AWS_ENDPOINT_URL_BATCH="+fake.URL, "AWS_LAMBDA_FUNCTION_NAME="+name,
 				"AWS_LAMBDA_FUNCTION_TIMEOUT="+timeout,
-				contract.EnvJobQueue+"="+hostile.QueueARN, contract.EnvExecutionRoleARN+"="+hostile.RoleARN)
+				contract.EnvJobQueue+"="+hostile.QueueARN, contract.EnvExecutionRoleARN+"="+hostile.RoleARN)...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			inv, err := e.Call(ctx, c.Request(jobARN))
+			inv, err := e.Call(ctx, sts.Sign(t, sts.CallerOf(c.Alias), name, c.Request(jobARN)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -61,8 +61,12 @@ func build(ctx context.Context) (*submit.Handler, error) {
 		ExecutionRoleARN:  s.ExecutionRoleARN,
 		ExecutionRoleARNs: s.ExecutionRoleARNs,
 		CheckpointBucket:  s.CheckpointBucket,
-		Batch:             submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
-		Logger:            slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Submitters:        s.Submitters,
+		Operators:         s.Operators,
+		// Callers prove who they are; STS checks the signature.
+		Identity: &submit.STSVerifier{Endpoint: s.STSEndpoint},
+		Batch:    submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
+		Logger:   slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		// One EMF line per request in the function's log (CloudWatch
 		// extracts metrics.JobsSubmitted and metrics.SubmissionErrors).
 		Metrics: os.Stdout,

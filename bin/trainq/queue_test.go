@@ -24,6 +24,7 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -74,6 +75,26 @@ func fakeFunction(t *testing.T, h *submit.Handler) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// demoFunction is the submission handler over fake, served as Lambda
+// would, and the environment that points the CLI at it: the CLI's keys
+// (AWS_ACCESS_KEY_ID=test, as trainqWith sets them) are a session of the
+// platform's operator for the loopback STS that verifies its signatures.
+func demoFunction(t *testing.T, fake *batchtest.Server, hist submit.HistorySource) []string {
+	t.Helper()
+	sts := ststest.New("us-east-1")
+	t.Cleanup(sts.Close)
+	sts.Add(ststest.Principal{AccessKey: "test", Secret: "test", ARN: "arn:aws:sts::123456789012:assumed-role/trainq-operator/cli"})
+	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
+		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
+		Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: []string{ststest.OperatorRole},
+		Now: func() time.Time { return demoNow }, History: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"AWS_ENDPOINT_URL_LAMBDA=" + fakeFunction(t, h), contract.EnvSTSEndpoint + "=" + sts.URL}
 }
 
 // demoJob adds a job of the default platform's team and class, asking
@@ -128,13 +149,7 @@ func demoWith(t *testing.T, hist submit.HistorySource) (batchtest.Job, []string)
 	fake := batchtest.New(0)
 	t.Cleanup(fake.Close)
 	fake.SetClock(func() time.Time { return demoNow })
-	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
-		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
-		Now: func() time.Time { return demoNow }, History: hist})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := demoFunction(t, fake, hist)
 	demoJob(t, fake, "llama-ft-5f1c2a9e", "search-ranking", "production", 50, 16, "RUNNING", 21*time.Hour, 20*time.Hour)
 	demoJob(t, fake, "bert-base-0a1b2c3d", "search-ranking", "research", 50, 8, "RUNNING", 150*time.Minute, 2*time.Hour)
 	demoJob(t, fake, "sweep-lr-7c3e91aa", "search-research", "sweep", 50, 16, "RUNNING", 23*time.Hour+10*time.Minute, 23*time.Hour)
@@ -145,7 +160,7 @@ func demoWith(t *testing.T, hist submit.HistorySource) (batchtest.Job, []string)
 	since := demoNow.Add(-12 * time.Minute).UnixMilli()
 	fake.SetFront([]batchtest.Front{{JobARN: target.ARN, EarliestTimeAtPosition: since}, {JobARN: wd.ARN, EarliestTimeAtPosition: since}},
 		map[string][]batchtest.Front{"search-ranking": {{JobARN: target.ARN}}, "search-research": {{JobARN: wd.ARN}}})
-	return target, []string{"AWS_ENDPOINT_URL_LAMBDA=" + fakeFunction(t, h)}
+	return target, env
 }
 
 // trainqWith runs the built binary like trainq, with env added last (so
@@ -407,14 +422,7 @@ func TestQueueUsageErrors(t *testing.T) {
 func TestStatusShowsAJobsMoves(t *testing.T) {
 	fake := batchtest.New(0)
 	t.Cleanup(fake.Close)
-	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
-		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
-		Now: func() time.Time { return demoNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"AWS_ENDPOINT_URL_LAMBDA=" + fakeFunction(t, h)}
+	env := demoFunction(t, fake, nil)
 	old := demoJob(t, fake, "bert-large-9d8e7f6a", "search-ranking", "research", 40, 8, "RUNNING", 50*time.Minute, 5*time.Minute)
 	sp := 540
 	repl := fake.Add(batchtest.Job{Status: "RUNNING", CreatedAt: demoNow.Add(-10 * time.Minute).UnixMilli(), Request: batchtest.SubmitRequest{

@@ -17,8 +17,10 @@ import (
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/lambdatest"
+	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/metrics/emftest"
+	"github.com/trainq/trainq/platform"
 )
 
 const (
@@ -29,6 +31,12 @@ const (
 // binaries are built once for the package: bootstrap (with platform.json
 // next to it) and the emulator.
 var bin struct{ dir, bootstrap, rie string }
+
+// sts verifies callers' signatures as STS would (internal/ststest): the
+// operator calls unqualified, each alias's pipeline role its alias
+// (ststest.Grants, which start gives the function), and the keys "test"
+// (the CLI's in these tests) are a session of the operator.
+var sts *ststest.Server
 
 func TestMain(m *testing.M) {
 	loadtest.LiftDefaultTimeout()
@@ -46,6 +54,9 @@ func run(m *testing.M) int {
 	// it takes, within go test's -timeout.
 	ctx := context.Background()
 	bin.dir = dir
+	sts = ststest.New("us-east-1")
+	defer sts.Close()
+	sts.Add(ststest.Principal{AccessKey: "test", Secret: "test", ARN: "arn:aws:sts::" + ststest.Account + ":assumed-role/trainq-operator/cli"})
 	if bin.bootstrap, err = lambdatest.Build(ctx, lambdatest.SubmitterPackage, dir, "bootstrap"); err == nil {
 		if err = lambdatest.WritePlatform(dir, nil); err == nil {
 			bin.rie, err = lambdatest.Build(ctx, lambdatest.RIEPackage, dir, "aws-lambda-rie")
@@ -58,17 +69,25 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// emulator is a function under the emulator and the name (with its
+// qualifier) it runs as.
+type emulator struct {
+	*lambdatest.Emulator
+	name string
+}
+
 // start runs the bootstrap under the emulator as function name (a
-// qualifier after ':' makes an alias invocation) against fake.
-func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string) *lambdatest.Emulator {
+// qualifier after ':' makes an alias invocation) against fake, verifying
+// callers against sts with the tests' grants (extraEnv may replace them).
+func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string) *emulator {
 	t.Helper()
-	env := lambdatest.Env(append([]string{
-		"AWS_ENDPOINT_URL_BATCH=" + fake.URL,
-		"AWS_LAMBDA_FUNCTION_NAME=" + name,
-		"LAMBDA_TASK_ROOT=" + bin.dir,
-		contract.EnvJobQueue + "=" + queueARN,
-		contract.EnvExecutionRoleARN + "=" + roleARN,
-	}, extraEnv...)...)
+	env := lambdatest.Env(append(append(sts.Env(platform.Default()),
+		"AWS_ENDPOINT_URL_BATCH="+fake.URL,
+		"AWS_LAMBDA_FUNCTION_NAME="+name,
+		"LAMBDA_TASK_ROOT="+bin.dir,
+		contract.EnvJobQueue+"="+queueARN,
+		contract.EnvExecutionRoleARN+"="+roleARN,
+	), extraEnv...)...)
 	ctx, cancel := testContext(t)
 	defer cancel()
 	e, err := lambdatest.Start(ctx, bin.rie, bin.bootstrap, env)
@@ -81,7 +100,7 @@ func start(t *testing.T, fake *batchtest.Server, name string, extraEnv ...string
 			t.Logf("emulator log:\n%s", e.Log())
 		}
 	})
-	return e
+	return &emulator{Emulator: e, name: name}
 }
 
 // answer is the emulator's answer: a job, or a function error.
@@ -91,7 +110,16 @@ type answer struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
-func invoke(t *testing.T, e *lambdatest.Emulator, payload []byte) answer {
+// invoke sends payload to e signed by the tests' caller of e's qualifier
+// (sts.CallerOf).
+func invoke(t *testing.T, e *emulator, payload []byte) answer {
+	t.Helper()
+	_, q, _ := strings.Cut(e.name, ":")
+	return invokeRaw(t, e, sts.Sign(t, sts.CallerOf(q), e.name, payload))
+}
+
+// invokeRaw sends payload to e as it is.
+func invokeRaw(t *testing.T, e *emulator, payload []byte) answer {
 	t.Helper()
 	ctx, cancel := testContext(t)
 	defer cancel()
@@ -201,8 +229,12 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		}
 	})
 
-	t.Run("the CLI invokes the function through the SDK", func(t *testing.T) {
+	t.Run("the CLI invokes the function through the SDK, signed", func(t *testing.T) {
+		// The emulator serves one function, named "function" in its path:
+		// the function runs under that name too, the name the CLI signs for.
+		e := start(t, fake, "function")
 		t.Setenv("AWS_ENDPOINT_URL_LAMBDA", e.URL)
+		t.Setenv(contract.EnvSTSEndpoint, sts.URL)
 		t.Setenv("AWS_ACCESS_KEY_ID", "test")
 		t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 		t.Setenv("AWS_REGION", "us-east-1")
@@ -237,7 +269,7 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		}
 	})
 
-	t.Run("the AWS CLI invokes the function", func(t *testing.T) {
+	t.Run("the AWS CLI's plain invocation is refused", func(t *testing.T) {
 		if _, err := os.Stat("/usr/bin/aws"); err != nil {
 			t.Skip("/usr/bin/aws missing: apt-get install -y awscli to run this check")
 		}
@@ -253,9 +285,9 @@ func TestBootstrapUnderTheEmulator(t *testing.T) {
 		if err := json.Unmarshal(b, &a); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
-		// Unqualified, the fixture names no class: a ValidationError on class.
-		if a.ErrorType != "ValidationError" || !strings.Contains(a.ErrorMessage, "class: got nothing") {
-			t.Errorf("got %s: %s; want a ValidationError on the missing class", a.ErrorType, a.ErrorMessage)
+		// A plain invocation carries no identity: refused, saying how to call.
+		if a.ErrorType != "Forbidden" || !strings.Contains(a.ErrorMessage, "no caller identity") {
+			t.Errorf("got %s: %s; want Forbidden: no caller identity", a.ErrorType, a.ErrorMessage)
 		}
 	})
 }
