@@ -30,8 +30,14 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 	if diff := cmp.Diff(getAtt(queueID, "JobQueueArn"), vars[contract.EnvJobQueue]); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", contract.EnvJobQueue, diff)
 	}
-	if _, ok := vars[contract.EnvExecutionRoleARN]; ok || len(vars) != 3 {
-		t.Errorf("environment %v, want only %s, %s and %s", vars, contract.EnvJobQueue, contract.EnvExecutionRoleARNs, contract.EnvCheckpointBucket)
+	if _, ok := vars[contract.EnvExecutionRoleARN]; ok || len(vars) != 4 {
+		t.Errorf("environment %v, want only %s, %s, %s and %s", vars, contract.EnvJobQueue, contract.EnvExecutionRoleARNs, contract.EnvCheckpointBucket, contract.EnvGrants)
+	}
+	// The default platform grants no one: the function's access table holds
+	// nothing beyond the bundled file's (empty) submission section.
+	var grants contract.Grants
+	if v, ok := vars[contract.EnvGrants].(string); !ok || json.Unmarshal([]byte(v), &grants) != nil || len(grants.Submitters)+len(grants.Operators) != 0 {
+		t.Errorf("%s = %v, want an empty table", contract.EnvGrants, vars[contract.EnvGrants])
 	}
 	// Checkpoints go under the teams' prefixes of the artifacts bucket.
 	var artifacts string
