@@ -240,10 +240,15 @@ func (s *Server) CallerOf(qualifier string) Principal {
 // the CLI's own signer (client.Sign).
 func (s *Server) Sign(t testing.TB, p Principal, function string, request []byte) []byte {
 	t.Helper()
-	out, err := client.Sign(context.Background(), aws.Config{Region: s.Region, Credentials: credentials.StaticCredentialsProvider{Value: p.Credentials()}},
-		s.URL, function, request, time.Now())
+	out, err := s.SignedPayload(p, function, request)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// SignedPayload is Sign for benchmarks, which have no testing.TB.
+func (s *Server) SignedPayload(p Principal, function string, request []byte) ([]byte, error) {
+	return client.Sign(context.Background(), aws.Config{Region: s.Region, Credentials: credentials.StaticCredentialsProvider{Value: p.Credentials()}},
+		s.URL, function, request, time.Now())
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -59,9 +60,15 @@ func run(workers int, window time.Duration, limit float64) error {
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(window)
+	// Every request is signed by the operator and verified by a loopback
+	// STS, as the function verifies each caller: the figures include it.
+	sts := ststest.New("us-east-1")
+	defer sts.Close()
+	operator := sts.CallerOf("")
 	for w := 0; w < workers; w++ {
 		h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training",
-			ExecutionRoleARN: "arn:aws:iam::123456789012:role/trainq-sagemaker", Batch: submit.NewBatchClient(cfg, submit.DefaultRetryPolicy)})
+			ExecutionRoleARN: "arn:aws:iam::123456789012:role/trainq-sagemaker", Batch: submit.NewBatchClient(cfg, submit.DefaultRetryPolicy),
+			Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: []string{ststest.OperatorRole}})
 		if err != nil {
 			return err
 		}
@@ -70,13 +77,17 @@ func run(workers int, window time.Duration, limit float64) error {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; time.Now().Before(deadline); i++ {
-				req, _ := json.Marshal(contract.Request{JobName: fmt.Sprintf("bench-%d-%d", w, i), Team: "search-ranking", Class: "sweep",
+				plain, _ := json.Marshal(contract.Request{JobName: fmt.Sprintf("bench-%d-%d", w, i), Team: "search-ranking", Class: "sweep",
 					IdempotencyKey: fmt.Sprintf("bench/%d/%d", w, i), TrainingJob: tj})
+				req, err := sts.SignedPayload(operator, "trainq-submit", plain)
+				if err != nil {
+					panic(err)
+				}
 				ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{
 					AwsRequestID: fmt.Sprintf("req-%d-%d", w, i), InvokedFunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:trainq-submit"})
 				ctx, cancel := context.WithTimeout(ctx, time.Minute)
 				t0 := time.Now()
-				_, err := lh.Invoke(ctx, req)
+				_, err = lh.Invoke(ctx, req)
 				cancel()
 				r := result{latency: time.Since(t0)}
 				var fe messages.InvokeResponse_Error
