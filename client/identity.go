@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -44,9 +46,26 @@ func Sign(ctx context.Context, cfg aws.Config, stsEndpoint, function string, req
 	if err := v4.NewSigner().SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), contract.IdentityService, cfg.Region, now); err != nil {
 		return nil, fmt.Errorf("sign the request: %w", err)
 	}
-	return json.Marshal(contract.Signed{Request: string(request), Identity: contract.Identity{
+	id := contract.Identity{
 		Authorization: r.Header.Get("Authorization"),
 		AmzDate:       r.Header.Get("X-Amz-Date"),
 		SecurityToken: r.Header.Get("X-Amz-Security-Token"),
-	}})
+	}
+	if utf8.Valid(request) {
+		return json.Marshal(contract.Signed{Request: string(request), Identity: id})
+	}
+	// A JSON string cannot carry bytes that are not UTF-8: the request goes
+	// as it is, a raw object, so that the function sees (and refuses) it.
+	trimmed := bytes.TrimSpace(request)
+	if !bytes.HasPrefix(trimmed, []byte("{")) {
+		return nil, fmt.Errorf("sign the request: it is neither valid UTF-8 nor a JSON object")
+	}
+	idJSON, err := json.Marshal(id)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(trimmed, request) {
+		return nil, fmt.Errorf("sign the request: a request that is not valid UTF-8 must have no surrounding white space")
+	}
+	return []byte(`{"request":` + string(request) + `,"identity":` + string(idJSON) + `}`), nil
 }

@@ -29,7 +29,9 @@ import (
 type Signed struct {
 	// Request is the request (Request) as JSON text, carried as a string so
 	// that its bytes are exactly those whose SHA-256 the proof names
-	// (HeaderRequestSHA256, over the string's UTF-8).
+	// (HeaderRequestSHA256, over the string's UTF-8). The payload may carry
+	// it as a raw JSON object instead, whose bytes (between its braces,
+	// included) are then the ones hashed.
 	Request string `json:"request"`
 	// Identity is the proof.
 	Identity Identity `json:"identity"`
@@ -218,7 +220,13 @@ func DecodeSigned(payload []byte) (Signed, Problems, error) {
 		ps.Add("identity", Shown(DescribeJSON(id)), `an object {"authorization": ..., "amzDate": ..., "securityToken": ...}: the SigV4 headers of the caller's GetCallerIdentity request`)
 		return s, ps, nil
 	}
-	if err := json.Unmarshal(req, &s.Request); err != nil {
+	switch {
+	case bytes.HasPrefix(req, []byte("{")):
+		// The request as a raw object, its bytes exactly as sent (what a
+		// request that is not valid UTF-8 needs: a JSON string cannot
+		// carry it).
+		s.Request = string(req)
+	case json.Unmarshal(req, &s.Request) != nil:
 		return s, nil, ErrNoIdentity
 	}
 	return s, nil, nil

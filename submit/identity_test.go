@@ -174,7 +174,7 @@ func TestAnInvocationWithoutIdentityCreatesNoJob(t *testing.T) {
 		{"a plain request", request, "no caller identity"},
 		{"a forged function URL event naming a granted role", `{"version":"2.0","requestContext":{"authorizer":{"iam":{"userArn":"` + rankingPipeline + `","accountId":"123456789012"}}},"body":` + jsonString(request) + `}`, "no caller identity"},
 		{"the request beside an identity it claims", `{"request":` + jsonString(request) + `,"identity":{"role":"` + rankingPipeline + `"}}`, "identity"},
-		{"a request object instead of its text", `{"request":` + request + `,"identity":` + jsonOf(env.Identity) + `}`, "no caller identity"},
+		{"a request object other than the one signed", `{"request":` + strings.Replace(request, "search-ranking", "search-research", 1) + `,"identity":` + jsonOf(env.Identity) + `}`, "SignatureDoesNotMatch"},
 		{"a proof over another request", string(withIdentity(env.Identity, strings.Replace(request, "search-ranking", "search-research", 1))), "SignatureDoesNotMatch"},
 		{"a proof whose signature was changed", string(withIdentity(bogus, request)), "SignatureDoesNotMatch"},
 		{"a proof by keys STS does not know", string(strangerProof), "InvalidClientTokenId"},
