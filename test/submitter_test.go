@@ -30,8 +30,16 @@ func TestSubmitterFunctionIsConfiguredForThePlatform(t *testing.T) {
 	if diff := cmp.Diff(getAtt(queueID, "JobQueueArn"), vars[contract.EnvJobQueue]); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", contract.EnvJobQueue, diff)
 	}
-	if _, ok := vars[contract.EnvExecutionRoleARN]; ok || len(vars) != 4 {
-		t.Errorf("environment %v, want only %s, %s, %s and %s", vars, contract.EnvJobQueue, contract.EnvExecutionRoleARNs, contract.EnvCheckpointBucket, contract.EnvGrants)
+	allowed := map[string]bool{contract.EnvJobQueue: true, contract.EnvExecutionRoleARNs: true, contract.EnvCheckpointBucket: true, contract.EnvGrants: true, contract.EnvLedgerTable: true}
+	for k := range vars {
+		if !allowed[k] {
+			t.Errorf("environment has %s; want only %v", k, allowed)
+		}
+	}
+	for _, k := range []string{contract.EnvJobQueue, contract.EnvExecutionRoleARNs, contract.EnvCheckpointBucket, contract.EnvGrants} {
+		if vars[k] == nil {
+			t.Errorf("environment %v lacks %s", vars, k)
+		}
 	}
 	// The default platform grants no one: the function's access table holds
 	// nothing beyond the bundled file's (empty) submission section.
