@@ -78,7 +78,8 @@ type notifyTopic struct{ topic awssns.ITopic }
 // NotifyTopic notifies topic when an alarm fires and when it clears. The
 // topic's policy must let cloudwatch.amazonaws.com publish (sns:Publish)
 // and, when it is encrypted, its key must let CloudWatch use it
-// (kms:Decrypt, kms:GenerateDataKey*); NewAlarmTopic's does.
+// (kms:Decrypt, kms:GenerateDataKey*). For an AlarmTopic, use its Actions()
+// instead: they also allow the alarm, by its ARN, to publish.
 func NotifyTopic(topic awssns.ITopic) IAlarmActionStrategy { return notifyTopic{topic} }
 
 func (n notifyTopic) AddActions(alarm awscloudwatch.Alarm) {
@@ -97,9 +98,7 @@ func (noActions) AddActions(awscloudwatch.Alarm) {}
 
 // AlarmFactoryProps configure an AlarmFactory.
 type AlarmFactoryProps struct {
-	// AlarmNamePrefix starts every alarm's name. NewAlarmTopic allows
-	// exactly the alarms whose names start with its prefix to publish.
-	// Default: "trainq-".
+	// AlarmNamePrefix starts every alarm's name. Default: "trainq-".
 	AlarmNamePrefix string
 	// Actions is what every alarm does when it changes state, unless its
 	// severity's own (PageActions, TicketActions) is set.

@@ -175,11 +175,10 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 			topic := awssns.Topic_FromTopicArn(c, jsii.String(topicID+"Import"), jsii.String(arn))
 			return NotifyTopic(topic), topic
 		}
-		topic, _ := newAlarmTopic(c, keyID, topicID, "Encrypts the trainq "+pp.name()+" "+name+" topic", &AlarmTopicProps{
-			AlarmNamePrefix: prefix, DisplayName: "trainq " + pp.name() + " " + name + "s",
+		topic, _, notify := newAlarmTopic(c, keyID, topicID, "Encrypts the trainq "+pp.name()+" "+name+" topic", &AlarmTopicProps{DisplayName: "trainq " + pp.name() + " " + name + "s",
 			Emails: append(append([]string{}, props.AlarmEmails...), emails...),
 		})
-		return NotifyTopic(topic), topic
+		return notify, topic
 	}
 	page, pageTopic := severityActions(props.PageActions, props.PageTopicArn, SeverityPage, "AlarmKey", "AlarmTopic", props.PageEmails)
 	ticket, ticketTopic := severityActions(props.TicketActions, props.TicketTopicArn, SeverityTicket, "TicketAlarmKey", "TicketAlarmTopic", props.TicketEmails)

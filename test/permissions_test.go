@@ -449,6 +449,7 @@ func TestPermissionsAsIAMDecidesThem(t *testing.T) {
 			reqs = append(reqs, trainingNetworkAndKeys(t, s, d)...)
 			reqs = append(reqs, rerouterFlows(t, s, d)...)
 			reqs = append(reqs, ledgerFlows(t, s, d)...)
+			reqs = append(reqs, fenceFlows(t, s, d)...)
 			d.decide(t, reqs)
 			ledgerIsKept(t, d)
 		})
