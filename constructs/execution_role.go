@@ -82,6 +82,15 @@ type ExecutionRoleProps struct {
 	// VPC lets jobs with a VpcConfig create their network interfaces in these
 	// subnets and security groups. Default: none (jobs cannot use a VPC).
 	VPC *TrainingVPC
+	// TrainingJobNamePrefix is the start of the TrainingJobName of every job
+	// the role runs, such as a team's platform.TrainingJobPrefix. AWS Batch
+	// names each attempt's training job "AWSBatch" + TrainingJobName + 32
+	// hex digits, and SageMaker names its log streams after the training
+	// job, so the role is assumed only for training jobs named
+	// AWSBatch<prefix>…, and writes only log streams of those names. Letters,
+	// digits and '-'; give prefixes of one length, so that no role's prefix
+	// starts another's. Default: "" (any training job AWS Batch starts).
+	TrainingJobNamePrefix string
 	// KMSKeys are keys the jobs may use: SSE-KMS buckets, output, volume and
 	// checkpoint keys, encrypted repositories. Each key's policy must also
 	// let the account's IAM policies grant its use (the default key policy
@@ -98,6 +107,8 @@ type executionRole struct {
 	constructs.Construct
 	role awsiam.IRole
 }
+
+var trainingJobNamePrefix = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9-]{0,22}$`)
 
 // s3KeyUnsafe are characters IAM would not read literally in a resource ARN
 // or condition: wildcards, policy variables.
@@ -119,16 +130,26 @@ func NewExecutionRole(scope constructs.Construct, id string, props *ExecutionRol
 		props = &ExecutionRoleProps{RoleName: props.RoleName, AWSManagedImages: props.AWSManagedImages}
 	}
 	stack := awscdk.Stack_Of(c)
+	jobs := batchTrainingJobNames(props.TrainingJobNamePrefix)
+	sources := make([]*string, len(jobs))
+	for i, n := range jobs {
+		sources[i] = stack.FormatArn(&awscdk.ArnComponents{
+			Service: jsii.String("sagemaker"), Resource: jsii.String("training-job"), ResourceName: jsii.String(n),
+			ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+		})
+	}
 	role := awsiam.NewRole(c, jsii.String("Role"), &awsiam.RoleProps{
 		RoleName:    optString(props.RoleName),
 		Description: jsii.String("SageMaker execution role of trainq training jobs"),
+		// SageMaker's confused-deputy prevention for training jobs: the
+		// training job's ARN in aws:SourceArn (SageMaker developer guide,
+		// "Cross-service confused deputy prevention"), here only those AWS
+		// Batch starts (AWSBatch…, the names its service-linked role may
+		// create) for this role's jobs.
 		AssumedBy: awsiam.NewServicePrincipal(jsii.String("sagemaker.amazonaws.com"), &awsiam.ServicePrincipalOpts{
 			Conditions: &map[string]interface{}{
 				"StringEquals": map[string]interface{}{"aws:SourceAccount": stack.Account()},
-				"ArnLike": map[string]interface{}{"aws:SourceArn": stack.FormatArn(&awscdk.ArnComponents{
-					Service: jsii.String("sagemaker"), Resource: jsii.String("training-job"), ResourceName: jsii.String("*"),
-					ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
-				})},
+				"ArnLike":      map[string]interface{}{"aws:SourceArn": sources},
 			},
 		}),
 	})
@@ -176,6 +197,9 @@ func validateExecutionRoleProps(props *ExecutionRoleProps) error {
 		if k == nil {
 			return fmt.Errorf("KMSKeys[%d] is nil; want an awskms.IKey", i)
 		}
+	}
+	if p := props.TrainingJobNamePrefix; p != "" && !trainingJobNamePrefix.MatchString(p) {
+		return fmt.Errorf("TrainingJobNamePrefix is %q; want letters, digits and '-', starting with a letter or digit", p)
 	}
 	if v := props.VPC; v != nil {
 		if len(v.Subnets) == 0 || len(v.SecurityGroups) == 0 {
@@ -269,11 +293,21 @@ func executionStatements(scope constructs.Construct, stack awscdk.Stack, props *
 	})
 	// The Service Authorization Reference names a log group
 	// log-group:NAME, and CloudWatch Logs shows it as log-group:NAME:*:
-	// both forms are granted, for this one group only.
-	add([]string{"logs:CreateLogGroup", "logs:DescribeLogStreams"}, []*string{logGroup, jsii.String(*logGroup + ":*")}, nil)
+	// both forms are granted, for this one group only. No
+	// logs:DescribeLogStreams: it acts on the whole group (no resource
+	// per stream), so it would list every team's stream names, and
+	// PutLogEvents no longer needs the sequence token it was read for
+	// (CloudWatch Logs API reference, PutLogEvents: "The sequence token is
+	// now ignored").
+	add([]string{"logs:CreateLogGroup"}, []*string{logGroup, jsii.String(*logGroup + ":*")}, nil)
 	suppress(`.*:log-group:`+regexp.QuoteMeta(SageMakerTrainingLogGroup)+`:\*`, "The ARN form log-group:NAME:* that CloudWatch Logs reports for the SageMaker training log group itself.")
-	add([]string{"logs:CreateLogStream", "logs:PutLogEvents"}, []*string{jsii.String(*logGroup + ":log-stream:*")}, nil)
-	suppress(`.*:log-group:`+regexp.QuoteMeta(SageMakerTrainingLogGroup)+`:log-stream:\*`, "Log streams are named per training job and host, so are not known in advance; only streams of the SageMaker training log group.")
+	jobs := batchTrainingJobNames(props.TrainingJobNamePrefix)
+	streams := make([]*string, len(jobs))
+	for i, n := range jobs {
+		streams[i] = jsii.String(*logGroup + ":log-stream:" + n)
+	}
+	add([]string{"logs:CreateLogStream", "logs:PutLogEvents"}, streams, nil)
+	suppress(`.*:log-group:`+regexp.QuoteMeta(SageMakerTrainingLogGroup)+`:log-stream:(AWSBatch|awsbatch).*\*`, "Log streams are named after the training job (AWSBatch, the role's TrainingJobName prefix, then Batch's per-attempt suffix) and host, so are not known in advance; only those streams of the SageMaker training log group.")
 	add([]string{"cloudwatch:PutMetricData"}, []*string{jsii.String("*")},
 		map[string]interface{}{"StringEquals": map[string]interface{}{"cloudwatch:namespace": SageMakerMetricNamespace}})
 
@@ -315,6 +349,20 @@ func executionStatements(scope constructs.Construct, stack awscdk.Stack, props *
 		Reason:    jsii.String("These actions support no resource-level permission (Service Authorization Reference): " + strings.Join(unscoped, ", ") + "."),
 	})
 	return &out, suppressions
+}
+
+// batchTrainingJobNames are the patterns of the names of the training jobs
+// AWS Batch starts for jobs whose TrainingJobName starts with prefix:
+// "AWSBatch" + prefix + "*" (the name each attempt gets, and the only names
+// Batch's service-linked role may create: AWSBatchServiceRolePolicyForSageMaker),
+// and its lowercase form, since SageMaker has reported training job ARNs
+// lowercased.
+func batchTrainingJobNames(prefix string) []string {
+	name := "AWSBatch" + prefix + "*"
+	if lower := strings.ToLower(name); lower != name {
+		return []string{name, lower}
+	}
+	return []string{name}
 }
 
 // nagWildcard suppresses cdk-nag's AwsSolutions-IAM5 finding for the

@@ -224,8 +224,9 @@ func minutes(n int) string {
 // Batch), as the submitter's grants do:
 //   - SubmitServiceJob (on the queue, the new service job and the teams'
 //     quota shares) and
-//     TagResource, only with the platform's tag in the request, tagging
-//     never a job another platform tagged;
+//     TagResource, only with the platform's tag in the request, at
+//     submission, and later only the lineage tags on the platform's jobs
+//     (grantSubmitAndTag);
 //   - iam:PassRole of exactly the teams' execution roles, to SageMaker only:
 //     the moved job's payload keeps its RoleArn;
 //   - TerminateServiceJob only of jobs tagged with the platform's name;
@@ -236,7 +237,7 @@ func minutes(n int) string {
 // no S3 (the checkpoints stay where the job's execution role writes them).
 func grantRerouterPermissions(f goFunction, platformName string, queue ITrainingQueue, teams []string, passed []IExecutionRole) {
 	role := f.role
-	grantSubmitAndTag(role, platformName, queue, teams)
+	grantSubmitAndTag(role, platformName, queue, teams, contract.LineageTags())
 	for _, r := range passed {
 		r.GrantPassRole(role)
 	}

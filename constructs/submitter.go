@@ -371,8 +371,9 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 //   - SubmitServiceJob acts on the queue, the new service job and (on a
 //     quota-share queue) the team's quota share, and needs
 //     batch:TagResource for the tags it sets; all only with the
-//     platform's tag in the request (aws:RequestTag), and TagResource never
-//     on a job tagged for another platform (aws:ResourceTag, if it exists).
+//     platform's tag in the request (aws:RequestTag); tags at submission,
+//     later only who re-prioritized a job of the platform, never the
+//     re-router's lineage tags (grantSubmitAndTag, denyLineageTags).
 //   - TerminateServiceJob and UpdateServiceJob act on a service job, and only
 //     on jobs carrying the platform's tag (aws:ResourceTag): not on other
 //     platforms' or other applications' jobs of the account.
@@ -381,7 +382,8 @@ func checkFunctionName(c constructs.Construct, what, prop, name string) string {
 //     the platform's queue before it acts on it.
 func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainingQueue, teams []string, passed []IExecutionRole) {
 	role := f.role
-	grantSubmitAndTag(role, platformName, queue, teams)
+	grantSubmitAndTag(role, platformName, queue, teams, []string{contract.TagReprioritizedBy})
+	denyLineageTags(role)
 	for _, r := range passed {
 		r.GrantPassRole(role)
 	}
@@ -400,15 +402,27 @@ func grantSubmitterPermissions(f goFunction, platformName string, queue ITrainin
 }
 
 // grantSubmitAndTag lets role submit to queue and tag what it submits, only
-// with the platform's tag in the request (aws:RequestTag); tagging, never a
-// job another platform tagged (aws:ResourceTag, if the job has it).
+// with the platform's tag in the request (aws:RequestTag).
 // SubmitServiceJob acts on the queue and on the new service job (both
 // required), and on the quota share the job names (an optional resource
 // type, which IAM checks when the request has one): on a quota-share queue,
 // the quota shares of teams, each named after its team, and no other. It
 // needs batch:TagResource for the tags it sets (Service Authorization
 // Reference, AWS Batch).
-func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQueue, teams []string) {
+//
+// Tags at creation, never adoption: AWS Batch has no condition key that
+// tells tagging at creation from tagging an existing job (batch:TagResource
+// takes aws:RequestTag and aws:TagKeys only, a service job aws:ResourceTag
+// only), so IAM tells them apart by what the request carries. Tagging a job
+// without the platform's tag needs every tag a submission sets (the
+// platform's, the team's, the class's and the token: contract.Tags); tagging
+// a job of the platform (aws:ResourceTag) may set later keys only — later
+// for the submission function (who re-prioritized), the re-router's
+// contract.LineageTags for the re-router. Never a job another platform
+// tagged. What IAM cannot refuse, a request carrying a whole submission's
+// tags on an untagged job of the account, the functions never send: they tag
+// only in SubmitServiceJob and on jobs they read carrying the tag.
+func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQueue, teams []string, later []string) {
 	jobs := serviceJobsArn(queue.JobQueueArn())
 	resources := []*string{queue.JobQueueArn(), jobs}
 	if queue.SchedulingKind() == SchedulingQuotaShare {
@@ -416,21 +430,46 @@ func grantSubmitAndTag(role awsiam.Role, platformName string, queue ITrainingQue
 			resources = append(resources, quotaShareArn(queue.JobQueueArn(), team))
 		}
 	}
+	platformTag := "aws:RequestTag/" + contract.TagPlatform
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:    jsii.Strings("batch:SubmitServiceJob"),
 		Resources:  &resources,
-		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName}},
+		Conditions: &map[string]interface{}{"StringEquals": map[string]interface{}{platformTag: platformName}},
 	}))
-	// Tagging: the new job at submission (it has no tags yet) or a job of
-	// this platform (re-prioritizing records who did it), never a job
-	// another platform tagged.
+	created := map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: "true"}
+	for _, k := range contract.Tags() {
+		created["aws:RequestTag/"+k] = "false"
+	}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("TagAtSubmission"),
 		Actions:   jsii.Strings("batch:TagResource"),
 		Resources: &[]*string{jobs},
 		Conditions: &map[string]interface{}{
-			"StringEquals":         map[string]interface{}{"aws:RequestTag/" + contract.TagPlatform: platformName},
-			"StringEqualsIfExists": map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName},
+			"StringEquals": map[string]interface{}{platformTag: platformName},
+			"Null":         created,
 		},
+	}))
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("TagThePlatformsJobs"),
+		Actions:   jsii.Strings("batch:TagResource"),
+		Resources: &[]*string{jobs},
+		Conditions: &map[string]interface{}{
+			"StringEquals":              map[string]interface{}{"aws:ResourceTag/" + contract.TagPlatform: platformName},
+			"ForAllValues:StringEquals": map[string]interface{}{"aws:TagKeys": append([]string{contract.TagPlatform}, later...)},
+		},
+	}))
+}
+
+// denyLineageTags refuses role every tag key only the re-router sets
+// (contract.LineageTags), in a submission or on a job, whatever else role's
+// policies allow.
+func denyLineageTags(role awsiam.Role) {
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("NoLineageTags"),
+		Effect:     awsiam.Effect_DENY,
+		Actions:    jsii.Strings("batch:SubmitServiceJob", "batch:TagResource"),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]interface{}{"ForAnyValue:StringEquals": map[string]interface{}{"aws:TagKeys": contract.LineageTags()}},
 	}))
 }
 

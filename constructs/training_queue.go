@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
@@ -48,7 +49,10 @@ type ITrainingQueue interface {
 	// so a pipeline should get Submitter.GrantSubmit instead; this is for a
 	// scheduler of your own. A grantee that tags the jobs it submits also
 	// needs batch:TagResource on the account's service jobs, which this does
-	// not grant (trainq's submission function has it).
+	// not grant (trainq's submission function has it); and it is denied every
+	// tag key of trainq's (contract.TagPrefix: the platform's, teams',
+	// classes' and the re-router's lineage), in a submission, a tagging or an
+	// untagging, whatever its own policies allow.
 	GrantSubmitServiceJob(grantee awsiam.IGrantable) awsiam.Grant
 	// AddQuotaShare adds a quota share to a queue with a quota-share policy.
 	AddQuotaShare(id string, props *QuotaShareProps) QuotaShare
@@ -401,6 +405,16 @@ func grantSubmitServiceJob(grantee awsiam.IGrantable, queueArn *string, role IEx
 		Actions:      jsii.Strings("batch:SubmitServiceJob"),
 		ResourceArns: &[]*string{queueArn, serviceJobsArn(queueArn)},
 	})
+	// Lineage and the platform's tags are trainq's: a job submitted
+	// directly carries none of them, whatever the grantee's own policies
+	// allow (an explicit deny wins over any allow).
+	grantee.GrantPrincipal().AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("NoTrainqTags"),
+		Effect:     awsiam.Effect_DENY,
+		Actions:    jsii.Strings("batch:SubmitServiceJob", "batch:TagResource", "batch:UntagResource"),
+		Resources:  jsii.Strings("*"),
+		Conditions: &map[string]interface{}{"ForAnyValue:StringLike": map[string]interface{}{"aws:TagKeys": contract.TagPrefix + "*"}},
+	}))
 	return submit.Combine(role.GrantPassRole(grantee))
 }
 

@@ -23,3 +23,10 @@ const (
 
 // Tags lists every tag key trainq sets on a job, in a fixed order.
 func Tags() []string { return []string{TagTeam, TagClass, TagToken, TagPlatform} }
+
+// SubmitterTags lists the tag keys the submission function sets: at
+// submission (Tags) and when it re-prioritizes a job (TagReprioritizedBy).
+// Every tag key trainq sets is in SubmitterTags or LineageTags (the
+// re-router's alone, which IAM refuses to the submission function and,
+// with every trainq: key, to GrantSubmitServiceJob's grantees).
+func SubmitterTags() []string { return append(Tags(), TagReprioritizedBy) }

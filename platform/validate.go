@@ -23,6 +23,7 @@ func (p *Platform) Validate() error {
 	p.validateScheduling(&ps)
 	p.validateClasses(&ps)
 	p.validateTeams(&ps)
+	p.validateTrainingJobPrefixes(&ps)
 	p.validateMonitoring(&ps)
 	p.validateSubmission(&ps)
 	p.validateSubmitAliases(&ps)

@@ -6,10 +6,12 @@ package stacks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsecr"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
@@ -110,6 +112,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		t := &p.Teams[i]
 		s.teamRoles[t.Name] = tq.NewExecutionRole(stack, "ExecutionRole-"+t.Name, executionRoleProps(stack, im, p, s.artifacts, t))
 	}
+	fenceArtifacts(s.artifacts, p, s.teamRoles)
 	policy := schedulingPolicy(stack, p)
 	s.queue = tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
 		ServiceEnvironments:      []tq.OrderedServiceEnvironment{{Pool: s.pool, Order: 1}},
@@ -268,7 +271,59 @@ func newArtifactsBucket(stack awscdk.Stack) awss3.Bucket {
 		RemovalPolicy:          awscdk.RemovalPolicy_RETAIN,
 		ServerAccessLogsBucket: logs,
 		ServerAccessLogsPrefix: jsii.String("artifacts/"),
+		// A version overwritten or deleted is kept 30 days (to undo a
+		// mistake), then removed; unfinished multipart uploads after 7.
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:                                  jsii.String("old-versions"),
+			NoncurrentVersionExpiration:         awscdk.Duration_Days(jsii.Number(NoncurrentVersionDays)),
+			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(7)),
+		}},
 	})
+}
+
+// NoncurrentVersionDays is how long the artifacts bucket keeps an object's
+// version after it was overwritten or deleted.
+const NoncurrentVersionDays = 30
+
+// fenceArtifacts denies the artifacts bucket's data to every principal but
+// the platform's: a team's prefix <team>/ to that team's execution role and
+// the submission.submitters granted that team (the pipelines that submit
+// for it read what its jobs wrote), and listing the bucket and its objects
+// to those principals only. In one account IAM allows a request that the
+// caller's own policy allows unless a policy denies it (IAM user guide,
+// "Policy evaluation logic"), so without these denies a role with
+// s3:GetObject on * reads every team's artifacts. The bucket's
+// configuration (its policy, versioning, lifecycle, logging) is not fenced:
+// whoever administers the account's S3 (the deployer's CloudFormation role,
+// an administrator) keeps managing it — and could lift the fence, as an IAM
+// administrator can anything.
+func fenceArtifacts(bucket awss3.Bucket, p *platform.Platform, teamRoles map[string]tq.ExecutionRole) {
+	var everyone []*string
+	for i, t := range p.Teams {
+		allowed := []*string{teamRoles[t.Name].RoleArn()}
+		for _, sub := range p.Submission.Submitters {
+			if slices.Contains(sub.Teams, t.Name) {
+				allowed = append(allowed, jsii.String(sub.RoleARN))
+			}
+		}
+		everyone = append(everyone, allowed...)
+		bucket.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String(fmt.Sprintf("OnlyTeam%d", i)),
+			Effect:     awsiam.Effect_DENY,
+			Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+			Actions:    jsii.Strings("s3:*"),
+			Resources:  &[]*string{bucket.ArnForObjects(jsii.String(platform.ArtifactsPrefix(t.Name) + "*"))},
+			Conditions: &map[string]interface{}{"ArnNotEquals": map[string]interface{}{"aws:PrincipalArn": allowed}},
+		}))
+	}
+	bucket.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("OnlyThePlatform"),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Actions:    jsii.Strings("s3:GetObject*", "s3:PutObject*", "s3:DeleteObject*", "s3:RestoreObject", "s3:ListBucket", "s3:ListBucketVersions", "s3:ListBucketMultipartUploads", "s3:ListMultipartUploadParts", "s3:AbortMultipartUpload"),
+		Resources:  &[]*string{bucket.BucketArn(), bucket.ArnForObjects(jsii.String("*"))},
+		Conditions: &map[string]interface{}{"ArnNotEquals": map[string]interface{}{"aws:PrincipalArn": everyone}},
+	}))
 }
 
 // trainingImports imports the buckets, repositories and keys the platform
@@ -323,6 +378,9 @@ func executionRoleProps(stack awscdk.Stack, im *trainingImports, p *platform.Pla
 	props := &tq.ExecutionRoleProps{AWSManagedImages: jsii.Bool(r.AWSManagedImages)}
 	if r.ArtifactsPrefix != "" {
 		props.Write = []tq.S3Location{{Bucket: artifacts, Prefix: r.ArtifactsPrefix}}
+	}
+	if team != nil {
+		props.TrainingJobNamePrefix = p.TrainingJobPrefix(team.Name)
 	}
 	for _, uri := range r.Read {
 		props.Read = append(props.Read, im.location(uri))

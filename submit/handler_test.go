@@ -161,9 +161,14 @@ func TestSubmitGoodRequests(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("wire request (-want +got):\n%s", diff)
 			}
-			wantTJN := tt.wantTrainingJobName
-			if wantTJN == "" {
-				wantTJN = strings.ReplaceAll(tt.wantName, "_", "-") + "-" + m[2]
+			// The team's prefix, then the fixture's name, or the first 6
+			// characters of the job name (23 - 8 for the prefix - 9 for "-"
+			// and the suffix), underscores made hyphens, and the suffix.
+			prefix := platform.Default().TrainingJobPrefix(tt.want.Tags[contract.TagTeam])
+			wantTJN := prefix + tt.wantTrainingJobName
+			if tt.wantTrainingJobName == "" {
+				derived := strings.ReplaceAll(tt.wantName, "_", "-")
+				wantTJN = prefix + strings.TrimRight(derived[:min(6, len(derived))], "-") + "-" + m[2]
 			}
 			if n := payload.ResourceConfig["InstanceCount"]; n != tt.wantInstanceCount {
 				t.Errorf("InstanceCount %v, want the fixture's %v", n, tt.wantInstanceCount)
@@ -403,9 +408,10 @@ func TestDefaultTrainingJobNameLeavesRoomForBatchsAttemptName(t *testing.T) {
 	if len(attempt) > 63 {
 		t.Errorf("TrainingJobName %q gives attempt names of %d characters, over SageMaker's 63", payload.TrainingJobName, len(attempt))
 	}
-	// The first 14 characters (23 - 9 for "-" and the suffix), underscores
-	// made hyphens.
-	if m := suffixed.FindStringSubmatch(payload.TrainingJobName); m == nil || m[1] != "a-very-long-jo" {
-		t.Errorf("TrainingJobName %q, want a-very-long-jo plus '-' and 8 hex digits", payload.TrainingJobName)
+	// The team's prefix (8 characters), then the first 6 characters (23 -
+	// 8 - 9 for "-" and the suffix), underscores made hyphens.
+	want := platform.Default().TrainingJobPrefix("search-ranking") + "a-very"
+	if m := suffixed.FindStringSubmatch(payload.TrainingJobName); m == nil || m[1] != want {
+		t.Errorf("TrainingJobName %q, want %s plus '-' and 8 hex digits", payload.TrainingJobName, want)
 	}
 }

@@ -34,15 +34,33 @@ const (
 	MaxDefaultTrainingJobName = 63 - len(batchTrainingJobPrefix) - batchTrainingJobSuffixLen
 )
 
+// teamTrainingJobName gives the payload its team's TrainingJobName: the
+// door fills in prefixed (the team's platform.TrainingJobPrefix, then
+// defaultTrainingJobName) a payload without one; a name of the caller's own
+// gets the prefix put in front unless it starts with it. The team's
+// execution role may write only log streams of, and be assumed only for,
+// training jobs whose names start with AWSBatch and that prefix, so that no
+// team writes, reads or lists another team's training logs
+// (docs/security.md). A name SageMaker refuses for its start (a hyphen,
+// nothing) or that is no string is left as the door reported it. The prefix
+// counts towards SageMaker's 63 characters: a name of the caller's own
+// should keep to MaxDefaultTrainingJobName - platform.TrainingJobPrefixLength
+// = 15.
+func teamTrainingJobName(tj trainingJob, prefix string) {
+	if name, ok := tj["TrainingJobName"].(string); ok && name != "" && name[0] != '-' && !strings.HasPrefix(name, prefix) {
+		tj["TrainingJobName"] = prefix + name
+	}
+}
+
 // defaultTrainingJobName derives a SageMaker training job name from the job
-// name and the idempotency suffix, at most MaxDefaultTrainingJobName
-// characters so that Batch's per-attempt name fits SageMaker's limit. It
-// only helps people find the job in SageMaker; it guards against nothing,
-// since Batch gives every attempt its own unique name.
-func defaultTrainingJobName(jobName, suffix string) string {
+// name and the idempotency suffix, at most most characters so that Batch's
+// per-attempt name fits SageMaker's limit. It only helps people find the
+// job in SageMaker; it guards against nothing, since Batch gives every
+// attempt its own unique name.
+func defaultTrainingJobName(jobName, suffix string, most int) string {
 	s := strings.ReplaceAll(jobName, "_", "-")
 	s = strings.TrimLeft(s, "-")
-	if most := MaxDefaultTrainingJobName - 1 - len(suffix); len(s) > most {
+	if most := most - 1 - len(suffix); len(s) > most {
 		s = s[:most]
 	}
 	s = strings.TrimRight(s, "-")

@@ -562,6 +562,18 @@ func (d *deployed) decide(t *testing.T, reqs []iamRequest) {
 			account = testAccount
 		}
 		ctx := map[string]any{"aws:SecureTransport": "true"}
+		// Keys AWS puts in every request's context (IAM user guide, AWS
+		// global condition context keys: aws:PrincipalArn,
+		// aws:PrincipalAccount and aws:PrincipalIsAWSService are always
+		// present), which the evaluator does not derive from the principal.
+		if strings.HasPrefix(r.principal, "arn:aws:iam::") {
+			ctx["aws:PrincipalArn"] = r.principal
+			ctx["aws:PrincipalAccount"] = strings.Split(r.principal, ":")[4]
+			ctx["aws:PrincipalIsAWSService"] = "false"
+		} else if strings.HasSuffix(r.principal, ".amazonaws.com") {
+			ctx["aws:PrincipalIsAWSService"] = "true"
+			ctx["aws:PrincipalServiceName"] = r.principal
+		}
 		for k, v := range r.context {
 			ctx[k] = v
 		}

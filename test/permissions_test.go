@@ -171,7 +171,10 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	job := arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10")
 	ownJob := map[string]any{"aws:ResourceTag/trainq:platform": p.Name}
 	foreignJob := map[string]any{"aws:ResourceTag/trainq:platform": "another-platform"}
-	trainingJob := arn("sagemaker", "training-job/ranking-v1-AWSBatch-5f0c3a8e")
+	// Batch names each attempt AWSBatch + TrainingJobName + 32 hex digits;
+	// the submitter starts TrainingJobName with the team's prefix.
+	jobName := "AWSBatch" + p.TrainingJobPrefix(team) + "ranker-0a1b2c3d" + "88b610a69aa8380ca5b0a7aba3f81cb8"
+	trainingJob := arn("sagemaker", "training-job/"+jobName)
 	stream := func(group string) string {
 		return arn("logs", "log-group:"+group+":log-stream:2026/12/01/[$LATEST]0123456789abcdef")
 	}
@@ -202,8 +205,8 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the submitter cannot pass the queue's own execution role (no team's)", principal: submitter, action: "iam:PassRole", resource: queueRole, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: denied, cite: citePassRole},
 		{name: "the submitter cannot pass the execution role to EC2", principal: submitter, action: "iam:PassRole", resource: execRole, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
 		{name: "the submitter cannot pass another role", principal: submitter, action: "iam:PassRole", resource: "arn:aws:iam::" + testAccount + ":role/admin", context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: denied, cite: citePassRole},
-		{name: "the submitter tags the job it creates", principal: submitter, action: "batch:TagResource", resource: job, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name}, want: allowed, cite: citeBatchActions},
-		{name: "the submitter tags the platform's jobs", principal: submitter, action: "batch:TagResource", resource: job, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name, "aws:ResourceTag/trainq:platform": p.Name}, want: allowed, cite: citeBatchActions},
+		{name: "the submitter tags the job it creates", principal: submitter, action: "batch:TagResource", resource: job, context: submissionTags(p.Name), want: allowed, cite: citeBatchActions},
+		{name: "the submitter tags the platform's jobs", principal: submitter, action: "batch:TagResource", resource: job, context: onJobOf(p.Name, tagRequest(map[string]string{"trainq:platform": p.Name, "trainq:reprioritized-by": "arn:aws:iam::" + testAccount + ":role/alpha-pipeline"})), want: allowed, cite: citeBatchActions},
 		{name: "the submitter cannot re-tag another platform's job as its own", principal: submitter, action: "batch:TagResource", resource: job, context: map[string]any{"aws:RequestTag/trainq:platform": p.Name, "aws:ResourceTag/trainq:platform": "another-platform"}, want: denied, cite: citeBatchActions},
 		{name: "the submitter cancels the platform's jobs", principal: submitter, action: "batch:TerminateServiceJob", resource: job, context: ownJob, want: allowed, cite: citeBatchActions},
 		{name: "the submitter cannot cancel another platform's jobs", principal: submitter, action: "batch:TerminateServiceJob", resource: job, context: foreignJob, want: denied, cite: citeBatchActions},
@@ -235,9 +238,8 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "a job pulls an AWS Deep Learning Containers training image", principal: execRole, action: "ecr:BatchGetImage", resource: "arn:aws:ecr:us-east-1:763104351884:repository/pytorch-training", account: "763104351884", resourcePolicy: awsImageRepositoryPolicy, want: allowed, cite: citeDLC},
 		{name: "a job downloads the layers of an AWS training image", principal: execRole, action: "ecr:GetDownloadUrlForLayer", resource: "arn:aws:ecr:us-east-1:763104351884:repository/pytorch-training", account: "763104351884", resourcePolicy: awsImageRepositoryPolicy, want: allowed, cite: citeDLC},
 		{name: "a job cannot pull images of an arbitrary other account", principal: execRole, action: "ecr:BatchGetImage", resource: "arn:aws:ecr:us-east-1:" + otherAccount + ":repository/anything", account: otherAccount, resourcePolicy: awsImageRepositoryPolicy, want: denied, cite: citeCrossAccount},
-		{name: "a job creates its log stream", principal: execRole, action: "logs:CreateLogStream", resource: arn("logs", "log-group:"+sageMakerLogs+":log-stream:ranking-v1/algo-1-1764590000"), want: allowed, cite: citeLogs},
-		{name: "a job writes its logs", principal: execRole, action: "logs:PutLogEvents", resource: arn("logs", "log-group:"+sageMakerLogs+":log-stream:ranking-v1/algo-1-1764590000"), want: allowed, cite: citeLogs},
-		{name: "a job describes its log group's streams", principal: execRole, action: "logs:DescribeLogStreams", resource: arn("logs", "log-group:"+sageMakerLogs), want: allowed, cite: citeLogs},
+		{name: "a job creates its log stream", principal: execRole, action: "logs:CreateLogStream", resource: arn("logs", "log-group:"+sageMakerLogs+":log-stream:"+jobName+"/algo-1-1764590000"), want: allowed, cite: citeLogs},
+		{name: "a job writes its logs", principal: execRole, action: "logs:PutLogEvents", resource: arn("logs", "log-group:"+sageMakerLogs+":log-stream:"+jobName+"/algo-1-1764590000"), want: allowed, cite: citeLogs},
 		{name: "a job cannot write another log group", principal: execRole, action: "logs:PutLogEvents", resource: stream("/aws/lambda/" + p.SubmitFunctionName()), want: denied, cite: citeLogs},
 		{name: "a job publishes SageMaker training metrics", principal: execRole, action: "cloudwatch:PutMetricData", resource: "*", context: map[string]any{"cloudwatch:namespace": "/aws/sagemaker/TrainingJobs"}, want: allowed, cite: citeMetrics},
 		{name: "a job cannot publish into trainq's metric namespace", principal: execRole, action: "cloudwatch:PutMetricData", resource: "*", context: map[string]any{"cloudwatch:namespace": "trainq"}, want: denied, cite: citeMetrics},
@@ -380,7 +382,7 @@ func teamFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		out = append(out,
 			iamRequest{name: "the submitter passes team " + team.Name + "'s execution role to SageMaker", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
 			iamRequest{name: "the submitter cannot pass team " + team.Name + "'s execution role to EC2", principal: submitter, action: "iam:PassRole", resource: role, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
-			iamRequest{name: "SageMaker assumes team " + team.Name + "'s execution role for this account's jobs", principal: "sagemaker.amazonaws.com", action: "sts:AssumeRole", resource: role, context: map[string]any{"aws:SourceAccount": testAccount, "aws:SourceArn": arn("sagemaker", "training-job/x-AWSBatch-1")}, want: allowed, cite: citeConfusedDeputy},
+			iamRequest{name: "SageMaker assumes team " + team.Name + "'s execution role for this account's jobs", principal: "sagemaker.amazonaws.com", action: "sts:AssumeRole", resource: role, context: map[string]any{"aws:SourceAccount": testAccount, "aws:SourceArn": arn("sagemaker", "training-job/AWSBatch"+s.platform.TrainingJobPrefix(team.Name)+"x-0a1b2c3d88b610a69aa8380ca5b0a7aba3f81cb8")}, want: allowed, cite: citeConfusedDeputy},
 			iamRequest{name: "team " + team.Name + "'s jobs write its artifacts prefix", principal: role, action: "s3:PutObject", resource: artifacts + "/" + team.Name + "/models/m.tar.gz", want: allowed, cite: citeS3Prefix},
 		)
 		// Checkpoints: s3://ARTIFACTS/<team>/checkpoints/<job name>/

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	tq "github.com/trainq/trainq/constructs"
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/stacks"
 )
@@ -99,6 +100,14 @@ func TestAnotherTeamComposesConstructsInItsOwnStack(t *testing.T) {
 		{name: "the pipeline passes the imported execution role to SageMaker", principal: pipeline, action: "iam:PassRole", resource: roleArn, context: map[string]any{"iam:PassedToService": "sagemaker.amazonaws.com"}, want: allowed, cite: citePassRole},
 		{name: "the pipeline cannot pass the execution role to EC2", principal: pipeline, action: "iam:PassRole", resource: roleArn, context: map[string]any{"iam:PassedToService": "ec2.amazonaws.com"}, want: denied, cite: citePassRole},
 		{name: "the pipeline cannot cancel jobs", principal: pipeline, action: "batch:TerminateServiceJob", resource: arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"), want: denied, cite: citeEvaluation},
+		// Forged lineage: whatever its own policies allow (here batch:* on
+		// *), a direct submitter sets no trainq: tag, so no job it submits
+		// looks moved by the re-router or tagged by the platform.
+		{name: "the pipeline, allowed batch:* on * by its own policy, cannot submit a job carrying the re-router's lineage tags", principal: pipeline, action: "batch:SubmitServiceJob", resource: queueArn, identity: allowActions("own-batch", "batch:*"), context: tagRequest(map[string]string{contract.TagReroutedFrom: "5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10", contract.TagMoves: "1"}), want: explicitlyDenied, cite: citeBatchTagging},
+		{name: "the pipeline, allowed batch:* on * by its own policy, cannot tag a job with the re-router's lineage", principal: pipeline, action: "batch:TagResource", resource: arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"), identity: allowActions("own-batch", "batch:*"), context: tagRequest(map[string]string{contract.TagReroutedFrom: "5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"}), want: explicitlyDenied, cite: citeBatchTagging},
+		{name: "the pipeline, allowed batch:* on * by its own policy, cannot tag a job as a platform's", principal: pipeline, action: "batch:TagResource", resource: arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"), identity: allowActions("own-batch", "batch:*"), context: tagRequest(map[string]string{contract.TagPlatform: "trainq"}), want: explicitlyDenied, cite: citeBatchTagging},
+		{name: "the pipeline, allowed batch:* on * by its own policy, cannot remove a job's lineage tags", principal: pipeline, action: "batch:UntagResource", resource: arn("batch", "service-job/5f0c3a8e-0b1e-4c9e-9d7b-2f1a6c1e9a10"), identity: allowActions("own-batch", "batch:*"), context: map[string]any{"aws:TagKeys": []any{contract.TagReroutedFrom}}, want: explicitlyDenied, cite: citeBatchTagging},
+		{name: "the pipeline still tags its submissions with tags of its own", principal: pipeline, action: "batch:SubmitServiceJob", resource: queueArn, identity: allowActions("own-batch", "batch:*"), context: tagRequest(map[string]string{"project": "detection"}), want: allowed, cite: citeBatchTagging},
 	})
 	cfnLint(t, "vision-team", data)
 }

@@ -162,14 +162,15 @@ var needsAWS = map[string]bool{"status": true, "cancel": true, "reprioritize": t
 // notRun are the other commands the docs show, and why they are not run
 // here.
 var notRun = map[string]string{
-	"npx":        "deploys or bootstraps an AWS account",
-	"aws":        "calls AWS",
-	"go test":    "the test command: it is what runs this test",
-	"go install": "installs the CLI into GOBIN: TestGoInstallFromACheckout (bin/trainq) runs it",
-	"go run .":   "the consumer example's app: test/consumer_test.go synthesizes it",
-	"cd":         "changes directory: the commands after it are shown for another module",
-	"cdk":        "the CDK CLI: .ci/run synthesizes through it",
-	"curl":       "calls the network",
+	"npx":           "deploys or bootstraps an AWS account",
+	"aws":           "calls AWS",
+	"go test":       "the test command: it is what runs this test",
+	"go install":    "installs the CLI into GOBIN: TestGoInstallFromACheckout (bin/trainq) runs it",
+	"go run .":      "the consumer example's app: test/consumer_test.go synthesizes it",
+	"cd":            "changes directory: the commands after it are shown for another module",
+	"cdk":           "the CDK CLI: .ci/run synthesizes through it",
+	"tools/cdk/cdk": "the CDK CLI pinned by tools/cdk/package-lock.json: deploys or bootstraps an AWS account; .ci/run synthesizes through it",
+	"curl":          "calls the network",
 }
 
 // TestDocumentedCommandsRun runs every command example of the README and
