@@ -84,8 +84,14 @@ func alarmFence(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	}
 	// Every alarm of the template publishes and encrypts: the set of ARNs is
 	// the factory's alarms, whichever method added them.
+	topicID := ""
 	for id := range d.res {
-		if d.typeOf(id) != "AWS::CloudWatch::Alarm" {
+		if d.typeOf(id) == "AWS::SNS::Topic" && strings.HasPrefix(id, "MonitorAlarmTopic") {
+			topicID = id
+		}
+	}
+	for id := range d.res {
+		if d.typeOf(id) != "AWS::CloudWatch::Alarm" || !notifies(d.props(id)["AlarmActions"], topicID) {
 			continue
 		}
 		ctx := map[string]any{"aws:SourceArn": d.getAtt(id, "Arn"), "aws:SourceAccount": testAccount, "aws:PrincipalIsAWSService": "true"}
@@ -256,4 +262,15 @@ func artifactsFence(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		}
 	}
 	return out
+}
+
+// notifies reports whether an alarm's actions name the topic of logical id
+// topic (alarms of another severity notify another topic).
+func notifies(actions any, topic string) bool {
+	for _, r := range refsTo(actions) {
+		if r == topic {
+			return true
+		}
+	}
+	return false
 }
