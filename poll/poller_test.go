@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/trainq/trainq/internal/loadtest"
 	"io"
 	"net/http"
 	"os"
@@ -53,7 +52,6 @@ var pollClock = t0.Add(90 * time.Minute)
 // TestMain checks every request the poller sent to the fake Batch
 // endpoint against AWS's Batch service model (batchtest.CheckModels).
 func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
 	batchtest.RecordAll()
 	code := m.Run()
 	if batchtest.CheckModels() != nil && code == 0 {

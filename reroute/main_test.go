@@ -1,7 +1,6 @@
 package reroute_test
 
 import (
-	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 // DescribeServiceJob, TerminateServiceJob and GetJobQueueSnapshot requests,
 // and the SageMaker payloads it rewrote.
 func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
 	batchtest.RecordAll()
 	code := m.Run()
 	if batchtest.CheckModels() != nil && code == 0 {

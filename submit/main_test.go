@@ -1,7 +1,6 @@
 package submit_test
 
 import (
-	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"testing"
 
@@ -18,7 +17,6 @@ import (
 // FuzzInvoke and BenchmarkInvoke use an in-process stub, not the wire: their
 // requests are not checked (their inputs are the fixtures other tests send).
 func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
 	batchtest.RecordAll()
 	// Callers' identities are checked by a loopback STS that verifies their
 	// SigV4 signatures (helpers_test.go).

@@ -10,7 +10,6 @@ package test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,7 +24,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
 	code := m.Run()
 	for _, s := range synthCache {
 		os.RemoveAll(s.outdir)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
 	dir, err := os.MkdirTemp("", "trainq-cli")
 	if err != nil {
 		panic(err)

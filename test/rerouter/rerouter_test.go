@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/trainq/trainq/internal/loadtest"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -30,10 +29,7 @@ const (
 // (testdata/platform.yaml) and the emulator.
 var bin struct{ dir, bootstrap, rie string }
 
-func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
-	os.Exit(run(m))
-}
+func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "trainq-rerouter-e2e-")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/trainq/trainq/internal/loadtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +38,6 @@ var bin struct{ dir, bootstrap, rie string }
 var sts *ststest.Server
 
 func TestMain(m *testing.M) {
-	loadtest.LiftDefaultTimeout()
 	os.Exit(run(m))
 }
 
