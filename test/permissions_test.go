@@ -154,9 +154,17 @@ func platformFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	submitLogs := d.attr(t, "AWS::Logs::LogGroup", "SubmitterLogs", "")
 	observerLogs := d.attr(t, "AWS::Logs::LogGroup", "MonitorObserverLogs", "")
 	artifacts := d.attr(t, "AWS::S3::Bucket", "Artifacts", "Arn")
+	// An alarm that notifies the page topic (alarms of severity ticket
+	// notify the ticket topic, which the topic below does not allow).
+	topicID := ""
+	for id := range d.res {
+		if d.typeOf(id) == "AWS::SNS::Topic" && strings.HasPrefix(id, "MonitorAlarmTopic") {
+			topicID = id
+		}
+	}
 	var alarms []string
 	for id := range d.res {
-		if d.typeOf(id) == "AWS::CloudWatch::Alarm" {
+		if d.typeOf(id) == "AWS::CloudWatch::Alarm" && notifies(d.props(id)["AlarmActions"], topicID) {
 			alarms = append(alarms, d.getAtt(id, "Arn").(string))
 		}
 	}
