@@ -110,9 +110,12 @@ type SubmitterProps struct {
 	// (platform.Access). Operators are also granted lambda:InvokeFunction on
 	// the function by its resource policy; a submitter's invoke permission
 	// comes from GrantSubmitToRoleArn (the platform stack calls it for each
-	// pair). Default: none (GrantSubmit and GrantOperate add more).
+	// pair). Default: none (GrantSubmit adds more).
 	Submitters []platform.Submitter
-	Operators  []platform.Operator
+	// Operators are the roles that act for every class and team (the
+	// platform file's submission.operators). Default: none (GrantOperate
+	// adds more).
+	Operators []platform.Operator
 	// Code is prebuilt function code: a folder with bootstrap and
 	// platform.json. Default: built from SubmitterPackage during synthesis,
 	// from trainq's own module.
