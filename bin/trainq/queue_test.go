@@ -83,14 +83,23 @@ func fakeFunction(t *testing.T, h *submit.Handler) string {
 // platform's operator for the loopback STS that verifies its signatures.
 func demoFunction(t *testing.T, fake *batchtest.Server, hist submit.HistorySource) []string {
 	t.Helper()
+	return operatorFunction(t, submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
+		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
+		Now: func() time.Time { return demoNow }, History: hist})
+}
+
+// operatorFunction is the submission handler of cfg served as Lambda would,
+// with a loopback STS that knows the CLI's keys as a session of the
+// platform's operator, and the environment that points the CLI at both.
+func operatorFunction(t *testing.T, cfg submit.Config) []string {
+	t.Helper()
 	sts := ststest.New("us-east-1")
 	t.Cleanup(sts.Close)
 	sts.Add(ststest.Principal{AccessKey: "test", Secret: "test", ARN: "arn:aws:sts::123456789012:assumed-role/trainq-operator/cli"})
-	h, err := submit.New(submit.Config{Platform: platform.Default(), JobQueue: demoQueue, ExecutionRoleARN: demoRole,
-		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
-		Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: []string{ststest.OperatorRole},
-		Now: func() time.Time { return demoNow }, History: hist})
+	cfg.Identity = &submit.STSVerifier{Endpoint: sts.URL}
+	cfg.Operators = []string{ststest.OperatorRole}
+	h, err := submit.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

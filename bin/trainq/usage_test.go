@@ -56,14 +56,10 @@ func TestUsagePrintsTheLedgersInstanceHours(t *testing.T) {
 	t.Cleanup(fake.Close)
 	p := platform.Default()
 	p.Ledger.HourlyPrices = map[string]float64{"ml.p5.48xlarge": 55.04, "ml.p4d.24xlarge": 37.69}
-	h, err := submit.New(submit.Config{Platform: p, JobQueue: demoQueue, ExecutionRoleARN: demoRole,
+	env := operatorFunction(t, submit.Config{Platform: p, JobQueue: demoQueue, ExecutionRoleARN: demoRole,
 		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
 		Ledger: store, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"AWS_ENDPOINT_URL_LAMBDA=" + fakeFunction(t, h)}
 	r := trainqWith(t, env, "usage", "--class", "research", "--team", "search-ranking", "--since", "2026-12-01", "--until", "2026-12-02", "--by", "team,type")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
