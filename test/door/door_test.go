@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/submit"
 )
@@ -195,17 +196,28 @@ func TestDoorAnswersAlikeInTheFunctionAndTheCLI(t *testing.T) {
 
 	fake := batchtest.New(0)
 	defer fake.Close()
-	h, err := submit.New(submit.Config{Platform: p, JobQueue: queue, CheckpointBucket: artifacts,
+	// The caller is the pipeline role granted research-search-ranking, its
+	// signature verified by a loopback STS, as the deployed function does.
+	sts := ststest.New(region)
+	defer sts.Close()
+	g := ststest.Grants(p)
+	cfg := submit.Config{Platform: p, JobQueue: queue, CheckpointBucket: artifacts,
 		ExecutionRoleARNs: map[string]string{"search-ranking": "arn:aws:iam::123456789012:role/trainq-sagemaker-search-ranking",
 			"search-research": "arn:aws:iam::123456789012:role/trainq-sagemaker-search-research"},
-		Batch: batch.New(batch.Options{Region: region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(fake.URL)})})
+		Batch:    batch.New(batch.Options{Region: region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(fake.URL)}),
+		Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: g.Operators}
+	for _, s := range g.Submitters {
+		cfg.Submitters = append(cfg.Submitters, platform.Submitter{RoleARN: s.RoleARN, Classes: []string{s.Class}, Teams: []string{s.Team}})
+	}
+	h, err := submit.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	caller := sts.CallerOf("research-search-ranking")
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := len(fake.Calls("SubmitServiceJob"))
-			fn := handlerAnswer(t, h, c.request)
+			fn := handlerAnswer(t, h, sts.Sign(t, caller, function, c.request))
 			if got := len(fake.Calls("SubmitServiceJob")) - before; c.want.kind != "" && got != 0 {
 				t.Errorf("the function sent %d jobs to Batch for a refused request", got)
 			}
