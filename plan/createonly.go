@@ -14,6 +14,7 @@ var createOnly = map[string][]string{
 	"AWS::Batch::ServiceEnvironment": {"/properties/ServiceEnvironmentName", "/properties/ServiceEnvironmentType"},
 	"AWS::CloudWatch::Alarm":         {"/properties/AlarmName"},
 	"AWS::CloudWatch::Dashboard":     {"/properties/DashboardName"},
+	"AWS::DynamoDB::Table":           {"/properties/TableName", "/properties/ImportSourceSpecification"},
 	"AWS::Events::Rule":              {"/properties/Name"},
 	"AWS::IAM::Policy":               {},
 	"AWS::IAM::Role":                 {"/properties/Path", "/properties/RoleName"},
