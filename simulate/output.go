@@ -1,11 +1,12 @@
 package simulate
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // Schema names the JSON layout of Report; it changes when a field's meaning
@@ -40,7 +41,9 @@ type row struct {
 }
 
 // summaryRows are the table's and the HTML report's lines: whole-run
-// figures, each instance type, then each class and team.
+// figures, each instance type, then each class and team. Types, classes
+// and teams are matched by name (runs may be of different platforms), in
+// the order they first appear; a run without one shows "-".
 func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 	each := func(name string, f func(*Result) string) row {
 		rw := row{name: name}
@@ -49,7 +52,6 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 		}
 		return rw
 	}
-	first := r.Runs[0]
 	runs = append(runs,
 		each("utilization", func(x *Result) string { return pct(x.Utilization) }),
 		each("goodput", func(x *Result) string { return pct(x.Goodput) }),
@@ -60,10 +62,8 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 		each("lost to timeouts", func(x *Result) string {
 			return pct(fraction(x.InstanceSeconds.LostTimedOut, x.CapacityInstanceSeconds))
 		}),
-		each("lost instance-hours", func(x *Result) string { return fmt.Sprintf("%.1f", float64(x.InstanceSeconds.Lost())/3600) }),
-		each("kept by checkpoints", func(x *Result) string {
-			return fmt.Sprintf("%.1f inst-h", float64(x.InstanceSeconds.Checkpointed)/3600)
-		}),
+		each("lost instance-hours", func(x *Result) string { return instanceHours(x.InstanceSeconds.Lost()) }),
+		each("kept by checkpoints", func(x *Result) string { return instanceHours(x.InstanceSeconds.Checkpointed) }),
 		each("moves", func(x *Result) string { return fmt.Sprint(x.Moves) }),
 		each("makespan", func(x *Result) string { return Duration(x.MakespanSeconds) }),
 		each("completed", func(x *Result) string { return fmt.Sprint(x.Completed) }),
@@ -71,32 +71,58 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 		each("preemptions", func(x *Result) string { return fmt.Sprint(x.Preemptions) }),
 		each("timeouts", func(x *Result) string { return fmt.Sprint(x.Timeouts) }),
 	)
-	for i, ts := range first.InstanceTypes {
+	typeOf := func(x *Result, name string) (TypeStats, bool) {
+		for _, ts := range x.InstanceTypes {
+			if ts.InstanceType == name {
+				return ts, true
+			}
+		}
+		return TypeStats{}, false
+	}
+	for _, name := range names(r, func(x *Result) []string {
+		var out []string
+		for _, ts := range x.InstanceTypes {
+			out = append(out, ts.InstanceType)
+		}
+		return out
+	}) {
+		cell := func(f func(TypeStats) string) func(*Result) string {
+			return func(x *Result) string {
+				if ts, ok := typeOf(x, name); ok {
+					return f(ts)
+				}
+				return "-"
+			}
+		}
 		runs = append(runs,
-			each("utilization "+ts.InstanceType, func(x *Result) string { return pct(x.InstanceTypes[i].Utilization) }),
-			each("peak "+ts.InstanceType, func(x *Result) string {
-				return fmt.Sprintf("%d/%d", x.InstanceTypes[i].PeakInstances, x.InstanceTypes[i].Instances)
-			}))
+			each("utilization "+name, cell(func(ts TypeStats) string { return pct(ts.Utilization) })),
+			each("peak "+name, cell(func(ts TypeStats) string { return fmt.Sprintf("%d/%d", ts.PeakInstances, ts.Instances) })))
 	}
 	groups := func(pick func(*Result) []GroupStats, withPeak bool) []row {
 		var out []row
-		for i, g := range pick(first) {
+		for _, name := range names(r, func(x *Result) []string { return groupNames(pick(x)) }) {
+			cell := func(f func(GroupStats) string) func(*Result) string {
+				return func(x *Result) string {
+					if g, ok := groupOf(pick(x), name); ok {
+						return f(g)
+					}
+					return "-"
+				}
+			}
+			wait := func(v func(WaitStats) int64) func(*Result) string {
+				return cell(func(g GroupStats) string { return waitCell(g, v(g.Wait)) })
+			}
 			out = append(out,
-				each(g.Name+" jobs done/failed", func(x *Result) string {
-					s := pick(x)[i]
-					return fmt.Sprintf("%d/%d", s.Completed, s.Failed)
-				}),
-				each(g.Name+" wait p50", func(x *Result) string { return waitCell(pick(x)[i], pick(x)[i].Wait.P50) }),
-				each(g.Name+" wait p95", func(x *Result) string { return waitCell(pick(x)[i], pick(x)[i].Wait.P95) }),
-				each(g.Name+" wait p99", func(x *Result) string { return waitCell(pick(x)[i], pick(x)[i].Wait.P99) }),
-				each(g.Name+" wait max", func(x *Result) string { return waitCell(pick(x)[i], pick(x)[i].Wait.Max) }),
-				each(g.Name+" preemptions", func(x *Result) string { return fmt.Sprint(pick(x)[i].Preemptions) }),
-				each(g.Name+" lost work", func(x *Result) string {
-					return instanceHours(pick(x)[i].InstanceSeconds.Lost())
-				}),
-				each(g.Name+" moves", func(x *Result) string { return fmt.Sprint(pick(x)[i].Moves) }))
+				each(name+" jobs done/failed", cell(func(g GroupStats) string { return fmt.Sprintf("%d/%d", g.Completed, g.Failed) })),
+				each(name+" wait p50", wait(func(w WaitStats) int64 { return w.P50 })),
+				each(name+" wait p95", wait(func(w WaitStats) int64 { return w.P95 })),
+				each(name+" wait p99", wait(func(w WaitStats) int64 { return w.P99 })),
+				each(name+" wait max", wait(func(w WaitStats) int64 { return w.Max })),
+				each(name+" preemptions", cell(func(g GroupStats) string { return fmt.Sprint(g.Preemptions) })),
+				each(name+" lost work", cell(func(g GroupStats) string { return instanceHours(g.InstanceSeconds.Lost()) })),
+				each(name+" moves", cell(func(g GroupStats) string { return fmt.Sprint(g.Moves) })))
 			if withPeak {
-				out = append(out, each(g.Name+" peak instances", func(x *Result) string { return fmt.Sprint(pick(x)[i].PeakInstances) }))
+				out = append(out, each(name+" peak instances", cell(func(g GroupStats) string { return fmt.Sprint(g.PeakInstances) })))
 			}
 		}
 		return out
@@ -104,6 +130,40 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 	classes = groups(func(x *Result) []GroupStats { return x.Classes }, false)
 	teams = groups(func(x *Result) []GroupStats { return x.Teams }, true)
 	return runs, classes, teams
+}
+
+// names lists the names pick gives of every run, each once, in the order
+// they first appear.
+func names(r *Report, pick func(*Result) []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, res := range r.Runs {
+		for _, n := range pick(res) {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func groupNames(gs []GroupStats) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// groupOf is the group named name, if gs has it.
+func groupOf(gs []GroupStats, name string) (GroupStats, bool) {
+	for _, g := range gs {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return GroupStats{}, false
 }
 
 // waitCell shows a wait, or "-" for a group with no completed job.
@@ -114,38 +174,50 @@ func waitCell(g GroupStats, v int64) string {
 	return Duration(v)
 }
 
-// WriteTable writes r as a terminal summary, the runs side by side.
+// WriteTable writes r as a terminal summary, the runs side by side: names
+// left-aligned, figures right-aligned, every block (runs, classes, teams)
+// in the same columns.
 func WriteTable(w io.Writer, r *Report) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "trace %s: %d jobs\n", r.Trace, r.Runs[0].Jobs)
-	header := []string{""}
+	header := row{}
 	for _, res := range r.Runs {
-		header = append(header, res.Label+" ("+res.Policy+")")
+		header.cells = append(header.cells, res.Label+" ("+res.Policy+")")
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 	runs, classes, teams := summaryRows(r)
-	for _, block := range [][]row{runs, classes, teams} {
+	blocks := [][]row{{header}, runs, classes, teams}
+	nameW, colW := 0, make([]int, len(r.Runs))
+	for _, block := range blocks {
 		for _, rw := range block {
-			fmt.Fprintln(tw, rw.name+"\t"+strings.Join(rw.cells, "\t")+"\t")
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("write table: %w", err)
-	}
-	for _, res := range r.Runs {
-		lines := []string{res.Label + ": " + res.Settings.Summary()}
-		for _, rt := range res.Routes {
-			lines = append(lines, fmt.Sprintf("%s: %s moved %s → %s: %d", res.Label, rt.Class, rt.From, rt.To, rt.Moves))
-		}
-		for _, fl := range res.Failures {
-			lines = append(lines, fmt.Sprintf("%s: %d jobs failed: %s", res.Label, fl.Jobs, fl.Reason))
-		}
-		for _, l := range lines {
-			if _, err := fmt.Fprintln(w, l); err != nil {
-				return fmt.Errorf("write table: %w", err)
+			nameW = max(nameW, utf8.RuneCountInString(rw.name))
+			for j, c := range rw.cells {
+				colW[j] = max(colW[j], utf8.RuneCountInString(c))
 			}
 		}
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "trace %s: %d jobs\n", r.Trace, r.Runs[0].Jobs)
+	for k, block := range blocks {
+		for _, rw := range block {
+			bw.WriteString(rw.name + strings.Repeat(" ", nameW-utf8.RuneCountInString(rw.name)))
+			for j, c := range rw.cells {
+				bw.WriteString(strings.Repeat(" ", 2+colW[j]-utf8.RuneCountInString(c)) + c)
+			}
+			bw.WriteString("\n")
+		}
+		if k > 0 {
+			bw.WriteString("\n")
+		}
+	}
+	for _, res := range r.Runs {
+		fmt.Fprintf(bw, "%s: %s\n", res.Label, res.Settings.Summary())
+		for _, rt := range res.Routes {
+			fmt.Fprintf(bw, "%s: %s moved %s → %s: %d\n", res.Label, rt.Class, rt.From, rt.To, rt.Moves)
+		}
+		for _, fl := range res.Failures {
+			fmt.Fprintf(bw, "%s: %d jobs failed: %s\n", res.Label, fl.Jobs, fl.Reason)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
 	}
 	return nil
 }
