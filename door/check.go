@@ -285,8 +285,14 @@ func Check(p *platform.Platform, env Env, req contract.Request, opt Options) *Ve
 	} else {
 		tj["RoleArn"] = placeholderRole
 	}
+	prefix := ""
+	if teamOK {
+		prefix = p.TrainingJobPrefix(team.Name)
+	}
 	if _, given := tj["TrainingJobName"]; !given {
-		tj["TrainingJobName"] = cmpOr(opt.TrainingJobName, placeholderName(req.JobName))
+		tj["TrainingJobName"] = cmpOr(opt.TrainingJobName, prefix+placeholderName(req.JobName, MaxDefaultTrainingJobName-len(prefix)))
+	} else {
+		teamTrainingJobName(ps, tj, prefix)
 	}
 	batchJobName := cmpOr(opt.BatchJobName, req.JobName+"-"+strings.Repeat("0", contract.JobNameSuffixLength))
 	bucket := env.ArtifactsBucket
@@ -450,13 +456,40 @@ var (
 	placeholderBucket = strings.Repeat("x", 63)
 )
 
-// placeholderName is the training job name of the longest length the
-// function derives (MaxDefaultTrainingJobName), for a dry-run.
-func placeholderName(jobName string) string {
+// placeholderName is a training job name of most characters, the longest
+// the function derives after the team's prefix, for a dry-run.
+func placeholderName(jobName string, most int) string {
 	s := strings.Trim(strings.ReplaceAll(jobName, "_", "-"), "-")
 	s = cmpOr(s, "trainq")
-	s = strings.Repeat(s, MaxDefaultTrainingJobName/len(s)+1)[:MaxDefaultTrainingJobName-1]
+	s = strings.Repeat(s, most/len(s)+1)[:most-1]
 	return strings.TrimRight(s, "-") + "0"
+}
+
+// teamTrainingJobName gives a TrainingJobName of the caller's own its
+// team's prefix (platform.TrainingJobPrefix), put in front unless the name
+// starts with it: the team's execution role may write only the log streams
+// of, and be assumed only for, training jobs whose names start with
+// "AWSBatch" and that prefix, so that no team writes, reads or lists
+// another team's training logs (docs/security.md). The prefixed name must
+// fit MaxDefaultTrainingJobName (23) characters, or Batch's name of an
+// attempt exceeds SageMaker's 63: the caller's own part may have at most
+// 23 - 8 = 15. A name that is no string, is empty or starts with a hyphen
+// is left to SageMaker's model check, which refuses it.
+func teamTrainingJobName(ps *contract.Problems, tj TrainingJob, prefix string) {
+	name, ok := tj["TrainingJobName"].(string)
+	if !ok || name == "" || name[0] == '-' || prefix == "" {
+		return
+	}
+	whole := name
+	if !strings.HasPrefix(name, prefix) {
+		whole = prefix + name
+	}
+	if len(whole) > MaxDefaultTrainingJobName {
+		ps.Addf("trainingJob.TrainingJobName", name, "at most %d characters of your own, or no value (trainq puts the team's prefix %q in front, and Batch names each attempt \"AWSBatch\" + the name + 32 hex digits within SageMaker's 63: 63 - 8 - 32 - %d = %d)",
+			MaxDefaultTrainingJobName-len(prefix), prefix, len(prefix), MaxDefaultTrainingJobName-len(prefix))
+		return
+	}
+	tj["TrainingJobName"] = whole
 }
 
 // MaxDefaultTrainingJobName is the longest TrainingJobName the function

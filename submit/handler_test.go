@@ -82,7 +82,7 @@ func TestSubmitGoodRequests(t *testing.T) {
 				// p5: 40 - 39 = 1 free < InstanceCount 2; p4d: 60 - 0 = 60 free.
 				InstanceType: "ml.p4d.24xlarge", MaxRuntimeInSeconds: 3600, RoleARN: testRole,
 			},
-			wantTrainingJobName: "llama-finetune-7b-run42",
+			wantTrainingJobName: "llama-7b-run42",
 			wantSnapshots:       1,
 			// the fixture asks for 2 instances.
 			wantInstanceCount: 2,

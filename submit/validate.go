@@ -52,12 +52,11 @@ func (h *Handler) validateSubmit(caller Caller, req contract.Request) (*plan, pr
 	suffix := pl.token[:contract.JobNameSuffixLength]
 	pl.batchJobName = req.JobName + "-" + suffix
 	v := door.Check(h.cfg.Platform, h.env, req, door.Options{Class: className, Team: teamName,
-		TrainingJobName: h.cfg.Platform.TrainingJobPrefix(teamName) + defaultTrainingJobName(req.JobName, suffix, MaxDefaultTrainingJobName-platform.TrainingJobPrefixLength),
+		TrainingJobName: h.cfg.Platform.TrainingJobPrefix(teamName) + defaultTrainingJobName(req.JobName, suffix, door.MaxDefaultTrainingJobName-platform.TrainingJobPrefixLength),
 		BatchJobName:    pl.batchJobName})
 	j := v.Job
 	pl.class, pl.team, pl.priority, pl.attempts, pl.runtime = j.Class, j.Team, j.Priority, j.Attempts, j.Runtime
 	pl.payload, pl.candidates, pl.instanceCount = trainingJob(j.Payload), j.Candidates, j.InstanceCount
-	teamTrainingJobName(pl.payload, h.cfg.Platform.TrainingJobPrefix(teamName))
 	if _, knownClass := h.cfg.Platform.Class(className); knownClass && caller.Alias == "" && !caller.operator() {
 		if _, knownTeam := h.cfg.Platform.Team(teamName); knownTeam && !caller.may(className, teamName) {
 			denied.Addf("team", teamName, "a (class, team) pair %s is granted: %s (class %q asked)", caller.Role, caller.grantedPairs(), className)

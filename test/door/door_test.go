@@ -190,6 +190,14 @@ func TestDoorAnswersAlikeInTheFunctionAndTheCLI(t *testing.T) {
 		{"99.0 instances: a whole number, but not written as SageMaker's integer",
 			[]byte(strings.Replace(string(request(job(nil), nil)), `"InstanceCount":2`, `"InstanceCount":99.0`, 1)),
 			invalid("trainingJob.ResourceConfig.InstanceCount")},
+		// Batch names an attempt "AWSBatch" + TrainingJobName + 32 hex
+		// digits within SageMaker's 63 characters, and trainq puts the
+		// team's 8-character prefix in front: 63 - 8 - 32 - 8 = 15 of the
+		// caller's own fit, 16 do not.
+		{"a TrainingJobName of 15 characters fits after the team's prefix", request(job(func(tj map[string]any) { tj["TrainingJobName"] = "bert-base-v2-ok" }), nil),
+			answer{}},
+		{"a TrainingJobName of 16 characters leaves an attempt's name over SageMaker's 63", request(job(func(tj map[string]any) { tj["TrainingJobName"] = "bert-base-v2-nok" }), nil),
+			invalid("trainingJob.TrainingJobName")},
 		{"a priority of 1e400", []byte(strings.Replace(string(request(job(nil), map[string]any{"priority": 7})), `"priority":7`, `"priority":1e400`, 1)),
 			invalid("priority")},
 	}
