@@ -307,6 +307,13 @@ type TeamTraining struct {
 	// ECRRepositories are ECR repositories (in the stack's account and
 	// region) the team's jobs may pull from. Default: none.
 	ECRRepositories []string `json:"ecrRepositories,omitempty"`
+	// VPC runs the team's jobs in subnets and security groups of its own,
+	// in place of training.vpc. The execution role may change network
+	// interfaces only in its own subnets (condition ec2:Subnet), so teams
+	// whose jobs must not delete or modify each other's interfaces each
+	// declare subnets no other team uses (Validate refuses a subnet of two
+	// fences). Default: training.vpc.
+	VPC *TrainingVPC `json:"vpc,omitempty"`
 }
 
 // TrainingOf returns the team's own training locations (empty when none).

@@ -21,7 +21,8 @@ type Reach struct {
 	// AWSManagedImages: AWS's training images of the stack's region
 	// (AWSTrainingImageRegistries).
 	AWSManagedImages bool
-	// VPC is training.vpc (nil: none).
+	// VPC is the team's own VPC (teams[].training.vpc), else
+	// training.vpc (nil: none).
 	VPC *TrainingVPC
 	// KMSKeys are training.kmsKeys, key ARNs.
 	KMSKeys []string
@@ -47,6 +48,9 @@ func (p *Platform) ReachOf(team *Team) Reach {
 		r.Read = append(r.Read, tt.S3Read...)
 		r.Write = append(r.Write, tt.S3Write...)
 		r.Repositories = append(r.Repositories, tt.ECRRepositories...)
+		if tt.VPC != nil {
+			r.VPC = tt.VPC
+		}
 	}
 	return r
 }

@@ -472,11 +472,38 @@ func (p *Platform) validateTraining(ps *Problems) {
 		checkURIs(f+".s3Write", tt.S3Write)
 		checkECRRepositories(ps, f+".ecrRepositories", tt.ECRRepositories)
 	}
-	if v := t.VPC; v != nil {
-		checkIDs(ps, "training.vpc.subnets", v.Subnets, maxTrainingSubnets, subnetIDPattern,
+	checkVPC := func(field string, v *TrainingVPC) {
+		checkIDs(ps, field+".subnets", v.Subnets, maxTrainingSubnets, subnetIDPattern,
 			"subnet", "subnet-", "subnet-0a1b2c3d4e5f60718")
-		checkIDs(ps, "training.vpc.securityGroups", v.SecurityGroups, maxTrainingSecurityGroups, securityGroupIDPattern,
+		checkIDs(ps, field+".securityGroups", v.SecurityGroups, maxTrainingSecurityGroups, securityGroupIDPattern,
 			"security group", "sg-", "sg-0123456789abcdef0")
+	}
+	if v := t.VPC; v != nil {
+		checkVPC("training.vpc", v)
+	}
+	// A team's own VPC is its network-interface fence (the execution role
+	// changes interfaces only in its subnets, condition ec2:Subnet): a
+	// subnet of a team's own may be no other team's, nor training.vpc's,
+	// whose subnets every team without a VPC of its own shares.
+	owner := map[string]string{}
+	if v := t.VPC; v != nil {
+		for _, s := range v.Subnets {
+			owner[s] = "training.vpc"
+		}
+	}
+	for i, team := range p.Teams {
+		v := team.TrainingOf().VPC
+		if v == nil {
+			continue
+		}
+		f := fmt.Sprintf("teams[%d].training.vpc", i)
+		checkVPC(f, v)
+		for j, s := range v.Subnets {
+			if other, taken := owner[s]; taken && other != team.Name {
+				ps.Add(fmt.Sprintf("%s.subnets[%d]", f, j), s, fmt.Sprintf("a subnet of team %s's own, not also %s's: jobs may change the network interfaces of every subnet of their fence, so a shared subnet lets either team delete the other's", team.Name, other))
+			}
+			owner[s] = team.Name
+		}
 	}
 	if n := len(t.KMSKeys); n > maxTrainingKMSKeys {
 		ps.Addf("training.kmsKeys", fmt.Sprintf("%d keys", n), "at most %d KMS keys", maxTrainingKMSKeys)

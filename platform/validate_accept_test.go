@@ -72,6 +72,11 @@ func TestParseAcceptsBoundaries(t *testing.T) {
 		}},
 		{"AWS's prebuilt images may be turned off", quotaDoc, to("training.awsManagedImages", false)},
 		{"16 subnets and 5 security groups are accepted", quotaDoc, to("training.vpc", doc{"subnets": subnets(16), "securityGroups": securityGroups(5)})},
+		{"each team in subnets of its own, beside a training.vpc of others, is accepted", quotaDoc, func(t testing.TB, d doc) {
+			set(t, d, "training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d"}, "securityGroups": []any{"sg-0a1b2c3d"}})
+			set(t, d, "teams.0.training", doc{"vpc": doc{"subnets": []any{"subnet-1a1b2c3d"}, "securityGroups": []any{"sg-0a1b2c3d"}}})
+			set(t, d, "teams.1.training", doc{"vpc": doc{"subnets": []any{"subnet-2a1b2c3d"}, "securityGroups": []any{"sg-0a1b2c3d"}}})
+		}},
 		{"one subnet and one security group of 8 hex digits are accepted", quotaDoc, to("training.vpc", doc{"subnets": []any{"subnet-0a1b2c3d"}, "securityGroups": []any{"sg-0a1b2c3d"}})},
 		{"20 KMS keys are accepted", quotaDoc, to("training.kmsKeys", kmsKeys(20))},
 		{"a multi-Region KMS key is accepted", quotaDoc, to("training.kmsKeys", []any{"arn:aws:kms:us-east-2:111122223333:key/mrk-1234abcd12ab34cd56ef1234567890ab"})},

@@ -763,6 +763,33 @@ var rejectCases = []rejectCase{
 		field: "training.awsManagedImages", value: "yes please", allowed: []string{"true or false"},
 	},
 	{
+		// A team's own subnets are its network-interface fence: a subnet
+		// both teams list would let either delete the other's interfaces.
+		name: "a subnet of two teams' own VPCs is refused",
+		base: quotaDoc, change: func(t testing.TB, d doc) {
+			vpc := func(sg string) doc {
+				return doc{"subnets": []any{"subnet-0a1b2c3d4e5f60718"}, "securityGroups": []any{sg}}
+			}
+			set(t, d, "teams.0.training", doc{"vpc": vpc("sg-0123456789abcdef0")})
+			set(t, d, "teams.1.training", doc{"vpc": vpc("sg-0fedcba987654321f")})
+		},
+		field: "teams[1].training.vpc.subnets[0]", value: "subnet-0a1b2c3d4e5f60718", allowed: []string{"a subnet of team search-research's own", "search-ranking"},
+	},
+	{
+		name: "a team's own subnet that training.vpc lists for every other team is refused",
+		base: quotaDoc, change: func(t testing.TB, d doc) {
+			vpc := doc{"subnets": []any{"subnet-0a1b2c3d4e5f60718"}, "securityGroups": []any{"sg-0123456789abcdef0"}}
+			set(t, d, "training.vpc", vpc)
+			set(t, d, "teams.0.training", doc{"vpc": vpc})
+		},
+		field: "teams[0].training.vpc.subnets[0]", value: "subnet-0a1b2c3d4e5f60718", allowed: []string{"not also training.vpc's"},
+	},
+	{
+		name: "a team's own VPC without security groups is refused",
+		base: quotaDoc, change: to("teams.0.training", doc{"vpc": doc{"subnets": []any{"subnet-0a1b2c3d4e5f60718"}}}),
+		field: "teams[0].training.vpc.securityGroups", value: "[]", allowed: []string{"1 to 5 security group IDs"},
+	},
+	{
 		name: "a VPC without subnets is refused",
 		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{}, "securityGroups": []any{"sg-0123456789abcdef0"}}),
 		field: "training.vpc.subnets", value: "[]", allowed: []string{"1 to 16 subnet IDs", "subnet-0a1b2c3d4e5f60718"},

@@ -469,14 +469,31 @@ func TestPermissionsAsIAMDecidesThem(t *testing.T) {
 // trainingNetworkAndKeys are the requests about training.vpc and
 // training.kmsKeys.
 func trainingNetworkAndKeys(t *testing.T, s *synthesized, d *deployed) []iamRequest {
-	execRole := d.teamRoleARN(t, s.platform.Teams[0].Name)
+	team0 := s.platform.Teams[0]
+	execRole := d.teamRoleARN(t, team0.Name)
 	tr := s.platform.Training
 	var out []iamRequest
 	eni := arn("ec2", "network-interface/eni-0123456789abcdef0")
-	if tr.VPC == nil {
+	// A team with subnets of its own changes no interface of another
+	// team's subnets: the condition ec2:Subnet names only its own.
+	for _, other := range s.platform.Teams {
+		if other.Name == team0.Name || other.TrainingOf().VPC == nil {
+			continue
+		}
+		for _, subnet := range other.TrainingOf().VPC.Subnets {
+			ctx := map[string]any{"ec2:Subnet": arn("ec2", "subnet/"+subnet)}
+			out = append(out,
+				iamRequest{name: team0.Name + "'s job cannot delete " + other.Name + "'s network interface in " + subnet, principal: execRole, action: "ec2:DeleteNetworkInterface", resource: eni, context: ctx, want: denied, cite: citeSageMakerRole},
+				iamRequest{name: team0.Name + "'s job cannot share " + other.Name + "'s network interface in " + subnet, principal: execRole, action: "ec2:CreateNetworkInterfacePermission", resource: eni, context: ctx, want: denied, cite: citeSageMakerRole},
+				iamRequest{name: team0.Name + "'s job cannot create a network interface in " + other.Name + "'s " + subnet, principal: execRole, action: "ec2:CreateNetworkInterface", resource: arn("ec2", "subnet/"+subnet), want: denied, cite: citeSageMakerRole},
+			)
+		}
+	}
+	vpc := s.platform.ReachOf(&team0).VPC
+	if vpc == nil {
 		return append(out, iamRequest{name: "a job cannot create network interfaces without a declared VPC", principal: execRole, action: "ec2:CreateNetworkInterface", resource: eni, want: denied, cite: citeSageMakerRole})
 	}
-	for _, subnet := range tr.VPC.Subnets {
+	for _, subnet := range vpc.Subnets {
 		subnetARN := arn("ec2", "subnet/"+subnet)
 		out = append(out,
 			iamRequest{name: "a job creates its network interface in " + subnet, principal: execRole, action: "ec2:CreateNetworkInterface", resource: subnetARN, want: allowed, cite: citeSageMakerRole},
@@ -484,7 +501,7 @@ func trainingNetworkAndKeys(t *testing.T, s *synthesized, d *deployed) []iamRequ
 			iamRequest{name: "a job lets SageMaker use its network interface in " + subnet, principal: execRole, action: "ec2:CreateNetworkInterfacePermission", resource: eni, context: map[string]any{"ec2:Subnet": subnetARN}, want: allowed, cite: citeSageMakerRole},
 		)
 	}
-	for _, sg := range tr.VPC.SecurityGroups {
+	for _, sg := range vpc.SecurityGroups {
 		out = append(out, iamRequest{name: "a job's network interface uses " + sg, principal: execRole, action: "ec2:CreateNetworkInterface", resource: arn("ec2", "security-group/"+sg), want: allowed, cite: citeSageMakerRole})
 	}
 	undeclared := arn("ec2", "subnet/subnet-0fedcba9876543210")
