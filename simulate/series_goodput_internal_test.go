@@ -44,7 +44,8 @@ func TestGoodputSeriesMatchesTheTotals(t *testing.T) {
 }
 
 // TestAClassWithoutJobsDrawsNoBacklogLine: the trace above has sweep and
-// research jobs and no production job.
+// research jobs and no production job: the backlog has a panel for sweep
+// and one for research, none for production.
 func TestAClassWithoutJobsDrawsNoBacklogLine(t *testing.T) {
 	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
 		"0,3600,2,ml.p5.48xlarge,sweep,search-ranking\n" +
@@ -58,7 +59,38 @@ func TestAClassWithoutJobsDrawsNoBacklogLine(t *testing.T) {
 	}
 	res.Label = "default"
 	svg := (&page{r: &Report{Runs: []*Result{res}}}).backlog()
-	if strings.Contains(svg, "production · default") || !strings.Contains(svg, "sweep · default") || !strings.Contains(svg, "research · default") {
-		t.Errorf("backlog legend: want sweep and research, not production:\n%s", svg)
+	if strings.Contains(svg, ">production<") || !strings.Contains(svg, ">sweep<") || !strings.Contains(svg, ">research<") {
+		t.Errorf("backlog panels: want sweep and research, not production:\n%s", svg)
+	}
+}
+
+// TestTheGoodputLineIsTheTablesGoodput: the report's goodput line, averaged
+// over the run, is the table's goodput. On the trace of
+// TestGoodputSeriesMatchesTheTotals the sweep job fails after 86,400 s with
+// 86,400 s kept by checkpoints, which is lost, not goodput; the research
+// job's 2 × 3,600 instance-seconds are the only goodput. The run lasts
+// 86,400 s on 100 instances (40 p5 + 60 p4d): goodput 7,200 ÷ 8,640,000 =
+// 1/1200, while the busy line averages (172,800 + 7,200) ÷ 8,640,000 =
+// 1/48.
+func TestTheGoodputLineIsTheTablesGoodput(t *testing.T) {
+	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
+		"0,100000,2,ml.p5.48xlarge,sweep,search-ranking\n" +
+		"0,3600,2,ml.p5.48xlarge,research,search-research\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &page{r: &Report{Runs: []*Result{res}}}
+	ax, xMax := p.axis()
+	xs, ys := p.goodputLine(res, ax)
+	area := 0.0
+	for i := 0; i+1 < len(xs); i++ {
+		area += (xs[i+1] - xs[i]) * (ys[i] + ys[i+1]) / 2
+	}
+	if got := area / xMax; math.Abs(got-1.0/1200) > 1e-9 {
+		t.Errorf("the goodput line averages %.6f of all pools, want 1/1200 = %.6f", got, 1.0/1200)
 	}
 }
