@@ -119,9 +119,14 @@ profiles:
 	// Each team's job reads and writes its own artifacts prefix and pulls
 	// AWS's image of the profile's region (eu-west-1): what the door
 	// lets each team's role reach.
+	// Each team runs in its own subnet and security group (teams.yaml's
+	// training.vpc: alpha's end in 0a…1, beta's in 0b…1), which its job
+	// must name.
 	jobFor := func(team string) string {
 		f := filepath.Join(t.TempDir(), team+".json")
+		id := map[string]string{"alpha": "0a0a0a0a0a0a0a0a1", "beta": "0b0b0b0b0b0b0b0b1"}[team]
 		j := strings.NewReplacer("ml.p4d.24xlarge", "ml.p5.48xlarge", "/search-ranking/", "/"+team+"/", ".us-east-1.", ".eu-west-1.").Replace(string(b))
+		j = strings.Replace(j, "{", `{"VpcConfig": {"Subnets": ["subnet-`+id+`"], "SecurityGroupIds": ["sg-`+id+`"]},`, 1)
 		if err := os.WriteFile(f, []byte(j), 0o600); err != nil {
 			t.Fatal(err)
 		}
