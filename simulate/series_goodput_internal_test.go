@@ -9,6 +9,20 @@ import (
 	"github.com/trainq/trainq/trace"
 )
 
+// runCSV runs the trace rows (after the header) on the default platform.
+func runCSV(t *testing.T, rows string) *Result {
+	t.Helper()
+	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" + rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestGoodputSeriesMatchesTheTotals: the goodput and lost lines of the
 // report add up, over the run, to the totals' goodput and lost work —
 // also when checkpoints kept work of a job that then failed. On the default
@@ -17,16 +31,7 @@ import (
 // s kept (48 checkpoints) and fails, so its 2 × 86,400 instance-seconds are
 // all lost; a research job of 3,600 s completes: 2 × 3,600 of goodput.
 func TestGoodputSeriesMatchesTheTotals(t *testing.T) {
-	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
-		"0,100000,2,ml.p5.48xlarge,sweep,search-ranking\n" +
-		"0,3600,2,ml.p5.48xlarge,research,search-research\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runCSV(t, "0,100000,2,ml.p5.48xlarge,sweep,search-ranking\n0,3600,2,ml.p5.48xlarge,research,search-research\n")
 	sum := func(row []float64) float64 {
 		s := 0.0
 		for _, v := range row {
@@ -47,16 +52,7 @@ func TestGoodputSeriesMatchesTheTotals(t *testing.T) {
 // research jobs and no production job: the backlog has a panel for sweep
 // and one for research, none for production.
 func TestAClassWithoutJobsDrawsNoBacklogLine(t *testing.T) {
-	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
-		"0,3600,2,ml.p5.48xlarge,sweep,search-ranking\n" +
-		"0,3600,2,ml.p5.48xlarge,research,search-research\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runCSV(t, "0,3600,2,ml.p5.48xlarge,sweep,search-ranking\n0,3600,2,ml.p5.48xlarge,research,search-research\n")
 	res.Label = "default"
 	svg := (&page{r: &Report{Runs: []*Result{res}}}).backlog()
 	if strings.Contains(svg, ">production<") || !strings.Contains(svg, ">sweep<") || !strings.Contains(svg, ">research<") {
@@ -73,16 +69,7 @@ func TestAClassWithoutJobsDrawsNoBacklogLine(t *testing.T) {
 // 1/1200, while the busy line averages (172,800 + 7,200) ÷ 8,640,000 =
 // 1/48.
 func TestTheGoodputLineIsTheTablesGoodput(t *testing.T) {
-	tr, err := trace.NewReader(strings.NewReader("submit_s,duration_s,instances,instance_type,class,team\n" +
-		"0,100000,2,ml.p5.48xlarge,sweep,search-ranking\n" +
-		"0,3600,2,ml.p5.48xlarge,research,search-research\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(platform.Default(), tr, Options{Policy: PolicyPlatform})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runCSV(t, "0,100000,2,ml.p5.48xlarge,sweep,search-ranking\n0,3600,2,ml.p5.48xlarge,research,search-research\n")
 	p := &page{r: &Report{Runs: []*Result{res}}}
 	ax, xMax := p.axis()
 	xs, ys := p.goodputLine(res, ax)
