@@ -124,6 +124,7 @@ func (p *Platform) ApplyDefaults() {
 	}
 	for i := range p.Teams {
 		t := &p.Teams[i]
+		p.applyBudgetDefaults(t)
 		switch s.Mode {
 		case ModeFairShare:
 			if t.Weight == 0 {

@@ -47,7 +47,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 		t.Errorf("example training section (-want +got):\n%s", diff)
 	}
 	// Its header's promise: the reference setup plus the optional examples.
-	// Without alarm e-mails, submitters, re-routing, checkpoints on stop, prices and training access (the platform's
+	// Without alarm e-mails, submitters, re-routing, checkpoints on stop, prices, budgets and training access (the platform's
 	// and the teams') it is the embedded default.
 	p.Monitoring.AlarmEmails = nil
 	p.Monitoring.Page, p.Monitoring.Ticket = AlarmTarget{}, AlarmTarget{}
@@ -55,6 +55,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 	p.Submission.Operators = nil
 	for i := range p.Teams {
 		p.Teams[i].Training = nil
+		p.Teams[i].Budgets = nil
 	}
 	for i := range p.Classes {
 		p.Classes[i].Reroute = nil

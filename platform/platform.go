@@ -294,6 +294,10 @@ type Team struct {
 	// team's prefix of the artifacts bucket and the platform-wide training
 	// locations. Default: nothing more.
 	Training *TeamTraining `json:"training,omitempty"`
+	// Budgets limit the team's instance-hours (or cost) per month or
+	// rolling 30 days, each with what a submission gets past 100% per
+	// class (budget.go). Default: none.
+	Budgets []Budget `json:"budgets,omitempty"`
 }
 
 // TeamTraining lists S3 locations and ECR repositories only one team's jobs

@@ -241,6 +241,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 			ps.Add(f+".name", t.Name, "a name not used by another team")
 		}
 		seen[t.Name] = true
+		p.validateBudgets(ps, f, t)
 		if !known {
 			// scheduling.mode is reported; the team fields depend on it.
 			continue

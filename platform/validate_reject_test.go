@@ -450,6 +450,73 @@ var rejectCases = []rejectCase{
 		field: "ledger.hourlyPrices.ml.p5.48xlarge", value: "-1", allowed: []string{"above 0"},
 	},
 
+	// Budgets.
+	{
+		name: "a budget with neither instance-hours nor cost",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5"}}),
+		field: "teams[0].budgets[0].instanceHours", value: "0", allowed: []string{"above 0", "cost"},
+	},
+	{
+		name: "a budget of an instance type outside the pools",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "g5", "instanceHours": 10, "instanceType": "ml.g5.xlarge"}}),
+		field: "teams[0].budgets[0].instanceType", value: "ml.g5.xlarge", allowed: []string{"an instance type of the pools"},
+	},
+	{
+		name: "a budget per week",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "period": "week"}}),
+		field: "teams[0].budgets[0].period", value: "week", allowed: []string{"month", "rolling-30-days"},
+	},
+	{
+		name: "a budget action that does not exist",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "actions": doc{"sweep": "cancel"}}}),
+		field: "teams[0].budgets[0].actions.sweep", value: "cancel", allowed: []string{"alarm, lower-priority or refuse"},
+	},
+	{
+		name: "a budget action of a class the platform does not have",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "actions": doc{"nightly": "refuse"}}}),
+		field: "teams[0].budgets[0].actions.nightly", value: "nightly", allowed: []string{"a class of the platform", "sweep"},
+	},
+	{
+		name: "a cost budget without prices",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "spend", "cost": 1000}}),
+		field: "teams[0].budgets[0].cost", value: "1000", allowed: []string{"ledger.hourlyPrices", "ml.p5.48xlarge, ml.p4d.24xlarge"},
+	},
+	{
+		name: "a budget of both instance-hours and cost",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "cost": 1000}}),
+		field: "teams[0].budgets[0].cost", value: "1000", allowed: []string{"not both"},
+	},
+	{
+		name: "a budget of one type and weights",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "instanceType": "ml.p5.48xlarge", "weights": doc{"ml.p5.48xlarge": 1}}}),
+		field: "teams[0].budgets[0].weights", value: "a mapping", allowed: []string{"no value with instanceType"},
+	},
+	{
+		name: "a budget weight of zero",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "gpu", "instanceHours": 10, "weights": doc{"ml.p5.48xlarge": 1, "ml.p4d.24xlarge": 0}}}),
+		field: "teams[0].budgets[0].weights.ml.p4d.24xlarge", value: "0", allowed: []string{"above 0"},
+	},
+	{
+		name: "two budgets of one team with one name",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10}, doc{"name": "p5", "instanceHours": 20}}),
+		field: "teams[0].budgets[1].name", value: "p5", allowed: []string{"not used by another budget"},
+	},
+	{
+		name: "a budget alarm at 0%",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "alarms": []any{doc{"percent": 0}}}}),
+		field: "teams[0].budgets[0].alarms[0].percent", value: "0", allowed: []string{"1 to 1000"},
+	},
+	{
+		name: "a budget alarm of another severity",
+		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "alarms": []any{doc{"percent": 90, "severity": "email"}}}}),
+		field: "teams[0].budgets[0].alarms[0].severity", value: "email", allowed: []string{"page or ticket"},
+	},
+	{
+		name: "a budget in fair share is checked too",
+		base: fairshareDoc, change: to("teams.0.budgets", []any{doc{"name": "all", "instanceHours": -5}}),
+		field: "teams[0].budgets[0].instanceHours", value: "-5", allowed: []string{"above 0"},
+	},
+
 	// Capacity against the pools.
 	{
 		name: "quota shares guaranteeing more than the pool are refused",

@@ -156,7 +156,7 @@ func TestTheExplicitZeroRule(t *testing.T) {
 		{
 			name: "a 0 under a misspelt key is an unknown key, not a 0",
 			base: fairshareDoc, change: to("teams.0.wieght", 0),
-			want: Problems{{Field: "teams[0].wieght", Value: "(unknown key)", Allowed: "one of: borrowLimitPercent, capacity, inSharePreemption, name, sharing, training, weight"}},
+			want: Problems{{Field: "teams[0].wieght", Value: "(unknown key)", Allowed: "one of: borrowLimitPercent, budgets, capacity, inSharePreemption, name, sharing, training, weight"}},
 		},
 		{
 			name: "a pool of 0 instances has no default, so validation says what is allowed",
