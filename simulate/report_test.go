@@ -622,3 +622,48 @@ func TestReportShowsReroutingAndCheckpoints(t *testing.T) {
 		t.Errorf("FIFO's settings: %q", got)
 	}
 }
+
+// TestClassesMatchByNameAcrossPlatforms: two platforms whose classes are
+// listed in other orders, on the trace of TestReportFigures (one instance:
+// x, production, runs 0–50; p, production, waits 50 s; r, research, waits
+// 90 s, in both, as priorities decide, not the list's order). Each class's
+// row shows that class's figures in both runs: production p95 50s, research
+// 1m30s (see TestReportFigures), in the table and in report.html.
+func TestClassesMatchByNameAcrossPlatforms(t *testing.T) {
+	team := fmt.Sprintf("  - {name: a, capacity: [{instanceType: %s, instances: 1}], inSharePreemption: false}\n", p5)
+	a := quotaPlatform(t, 1, team)
+	b := mustParse(t, fmt.Sprintf("pools: [{instanceType: %s, instances: 1}]\nclasses:\n"+
+		"  - {name: sweep, priority: {min: 100, max: 199}, maxRuntimeSeconds: 86400}\n"+
+		"  - {name: research, priority: {min: 500, max: 599}, maxRuntimeSeconds: 259200}\n"+
+		"  - {name: production, priority: {min: 900, max: 999}, maxRuntimeSeconds: 432000}\n"+
+		"teams:\n%s", p5, team))
+	jobs := []trace.Job{job("x", "a").class("production").runs(50).Job(), job("p", "a").class("production").runs(40).Job(), job("r", "a").Job()}
+	rep := &simulate.Report{Schema: simulate.Schema, Trace: "three.csv"}
+	for _, r := range []struct {
+		label string
+		p     *platform.Platform
+	}{{"listed", a}, {"reversed", b}} {
+		res, err := simulate.Run(r.p, &simulate.SliceSource{Jobs: jobs}, simulate.Options{Policy: simulate.PolicyPlatform})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Label = r.label
+		rep.Runs = append(rep.Runs, res)
+	}
+	var table bytes.Buffer
+	if err := simulate.WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{regexp.MustCompile(`(?m)^production wait p95 +50s +50s$`), regexp.MustCompile(`(?m)^research wait p95 +1m30s +1m30s$`)} {
+		if !want.MatchString(table.String()) {
+			t.Errorf("table lacks a line %s:\n%s", want, table.String())
+		}
+	}
+	page := html(t, rep)
+	for _, want := range []string{"<tr><td>production wait p95</td><td>50s</td><td>50s</td></tr>", "<tr><td>research wait p95</td><td>1m30s</td><td>1m30s</td></tr>",
+		"<tr><td>production wait p95</td><td>50s</td><td>0s</td></tr>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
