@@ -37,6 +37,8 @@ var Commands = map[string]string{
 	"cancel":       "cancel a job",
 	"reprioritize": "change a job's priority inside its class",
 	"usage":        "show instance-hours per team, class and type from the job ledger",
+	"history":      "list the job ledger's jobs of a window, each with its attempts",
+	"trace export": "write the job ledger's jobs of a window as a trace for trainq simulate",
 }
 
 // Run executes command with args, writing results to stdout. Help (-h,
@@ -45,7 +47,7 @@ var Commands = map[string]string{
 // command's name, which bin/trainq puts in front once.
 func Run(ctx context.Context, command string, args []string, stdout, stderr io.Writer) error {
 	if _, ok := Commands[command]; !ok {
-		return cli.Usagef("unknown command %q: want submit, status, cancel, reprioritize, queue or usage", command)
+		return cli.Usagef("unknown command %q: want submit, status, cancel, reprioritize, queue, usage, history or trace export", command)
 	}
 	c := &cmd{name: command, fs: flag.NewFlagSet("trainq "+command, flag.ContinueOnError)}
 	c.common()
@@ -63,6 +65,10 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 		build = c.queueFlags()
 	case "usage":
 		build = c.usageFlags()
+	case "history":
+		build = c.historyFlags()
+	case "trace export":
+		build = c.exportFlags()
 	}
 	c.defaults = cli.Bind(c.fs, "platform", "function", "region", "aws-profile", "class", "team")
 	if err := cli.Parse(c.fs, args, stdout, c.usage); err != nil {
@@ -78,8 +84,12 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	if err := c.defaults.Apply(skip...); err != nil {
 		return err
 	}
-	if c.output != "table" && c.output != "json" {
-		return cli.Usagef("--output: got %q, want table or json", c.output)
+	if c.output != "table" && c.output != "json" && (command != "history" || c.output != "csv") {
+		want := "table or json"
+		if command == "history" {
+			want = "table, json or csv"
+		}
+		return cli.Usagef("--output: got %q, want %s", c.output, want)
 	}
 	req, err := build()
 	if err != nil {
@@ -87,6 +97,16 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 	}
 	if c.dryRun {
 		return c.printDryRun(stdout, req)
+	}
+	switch command {
+	case "history":
+		v, err := c.history(ctx, req)
+		if err != nil {
+			return err
+		}
+		return c.printHistory(stdout, v)
+	case "trace export":
+		return c.export(ctx, req, stdout)
 	}
 	resp, err := c.invoke(ctx, req)
 	if err != nil {
@@ -132,6 +152,8 @@ type cmd struct {
 	filter queueFilter
 	// by are the dimensions usage keeps.
 	by []string
+	// out is the file trace export writes.
+	out string
 	// defaults fills flags from the environment and trainq's config file;
 	// given are the flags the command line gave.
 	defaults *cli.Defaults
@@ -148,7 +170,11 @@ func (c *cmd) common() {
 	c.fs.StringVar(&c.region, "region", "", "AWS region (default: TRAINQ_REGION, the profile's region, else the SDK's: AWS_REGION or the AWS profile's region)")
 	c.fs.StringVar(&c.awsProfile, "aws-profile", "", "AWS shared-config profile whose credentials to use (default: TRAINQ_AWS_PROFILE, the profile's awsProfile, else the SDK's: AWS_PROFILE or default)")
 	c.fs.StringVar(&c.class, "class", "", "priority class (required, or --unqualified where offered); selects the function alias, which narrows the request to that class and team")
-	c.fs.StringVar(&c.output, "output", "table", "output format: table or json")
+	formats := "table or json"
+	if c.name == "history" {
+		formats = "table, json or csv"
+	}
+	c.fs.StringVar(&c.output, "output", "table", "output format: "+formats)
 }
 
 func (c *cmd) usage(w io.Writer) {

@@ -21,7 +21,7 @@ const (
 
 // Actions lists every action, the default (submit) first.
 func Actions() []string {
-	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue, ActionUsage}
+	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue, ActionUsage, ActionHistory, ActionExport}
 }
 
 // Request is what callers send to the submission function. Field names are
@@ -64,6 +64,14 @@ type Request struct {
 	Since  string `json:"since,omitempty"`
 	Until  string `json:"until,omitempty"`
 	Period string `json:"period,omitempty"`
+	// Teams, Classes and States keep the history's jobs of these teams,
+	// classes and outcomes (each at most MaxHistoryFilters; empty: all);
+	// Cursor asks for the page after the one whose Next it is (history,
+	// export; ledger.go).
+	Teams   []string `json:"teams,omitempty"`
+	Classes []string `json:"classes,omitempty"`
+	States  []string `json:"states,omitempty"`
+	Cursor  string   `json:"cursor,omitempty"`
 }
 
 // Response answers every action. Submit fills the first eight fields;
@@ -102,6 +110,10 @@ type Response struct {
 	Queue *QueueView `json:"queue,omitempty"`
 	// Usage is the usage action's answer (usage.go).
 	Usage *UsageView `json:"usage,omitempty"`
+	// History and Trace are the history and export actions' answers
+	// (ledger.go).
+	History *HistoryView `json:"history,omitempty"`
+	Trace   *TraceView   `json:"trace,omitempty"`
 }
 
 // Limits of a request.

@@ -165,50 +165,8 @@ func (s *Store) Get(ctx context.Context, jobID string) (*Job, bool, error) {
 // number of jobs. Jobs come in no particular order. fn's error stops the
 // read and is returned.
 func (s *Store) Jobs(ctx context.Context, since, until time.Time, fn func(*Job) error) error {
-	if until.Before(since) {
-		return fmt.Errorf("read jobs: until %s is before since %s", until.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339))
-	}
-	days := []string{OpenDay}
-	today := s.now().UTC()
-	if maxBack := today.Add(-s.retention - 48*time.Hour); since.Before(maxBack) {
-		since = maxBack // nothing older is kept
-	}
-	for d := since.UTC().Truncate(24 * time.Hour); !d.After(today); d = d.Add(24 * time.Hour) {
-		days = append(days, d.Format(time.DateOnly))
-	}
-	lo, hi := since.UnixMilli(), until.UnixMilli()
-	for _, day := range days {
-		var start map[string]types.AttributeValue
-		for {
-			out, err := s.api.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(IndexByEnd),
-				KeyConditionExpression:    aws.String("#d = :d"),
-				ExpressionAttributeNames:  map[string]string{"#d": KeyEndDay},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":d": &types.AttributeValueMemberS{Value: day}},
-				ExclusiveStartKey:         start, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			s.stats.queries.Add(1)
-			if err != nil {
-				return fmt.Errorf("read jobs ended %s from %s: %w", day, s.table, err)
-			}
-			s.stats.consumed(out.ConsumedCapacity, false)
-			for _, item := range out.Items {
-				j, _, err := decodeJob(item)
-				if err != nil {
-					return err
-				}
-				if j.CreatedAt > hi || j.EndedAt > 0 && j.EndedAt < lo {
-					continue
-				}
-				if err := fn(&j); err != nil {
-					return err
-				}
-			}
-			if len(out.LastEvaluatedKey) == 0 {
-				break
-			}
-			start = out.LastEvaluatedKey
-		}
-	}
-	return nil
+	_, err := s.JobsPage(ctx, since, until, "", 0, 0, func(j *Job) (bool, error) { return true, fn(j) })
+	return err
 }
 
 // expiresAt is when DynamoDB may delete the item: the retention after the

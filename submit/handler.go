@@ -389,9 +389,13 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Reques
 		return h.queue(ctx, caller, req)
 	case contract.ActionUsage:
 		return h.usage(ctx, req)
+	case contract.ActionHistory:
+		return h.jobHistory(ctx, caller, req)
+	case contract.ActionExport:
+		return h.traceExport(ctx, caller, req)
 	}
 	var ps problems
-	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize, queue or usage")
+	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize, queue, usage, history or export")
 	return nil, invalid(ps)
 }
 

@@ -20,35 +20,19 @@ func (h *Handler) usage(ctx context.Context, req contract.Request) (*contract.Re
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"jobId", req.JobID != ""}, {"jobName", req.JobName != ""}, {"trainingJob", len(req.TrainingJob) > 0}, {"priority", req.Priority != nil}} {
+	}{{"jobId", req.JobID != ""}, {"jobName", req.JobName != ""}, {"trainingJob", len(req.TrainingJob) > 0}, {"priority", req.Priority != nil},
+		{"teams", len(req.Teams) > 0}, {"classes", len(req.Classes) > 0}, {"states", len(req.States) > 0}, {"cursor", req.Cursor != ""}} {
 		if f.set {
 			ps.Add(f.name, "given", "nothing: usage reads the window since..until")
 		}
 	}
-	since, until := now.AddDate(0, 0, -30), now
-	if req.Since != "" {
-		t, err := parseMoment(req.Since)
-		if err != nil {
-			ps.Add("since", contract.Show(req.Since), "an RFC 3339 time (2026-11-01T00:00:00Z) or a UTC day (2026-11-01)")
-		}
-		since = t
-	}
-	if req.Until != "" {
-		t, err := parseMoment(req.Until)
-		if err != nil {
-			ps.Add("until", contract.Show(req.Until), "an RFC 3339 time (2026-12-01T00:00:00Z) or a UTC day (2026-12-01)")
-		}
-		until = t
-	}
+	since, until := window(now, req, &ps)
 	period := showback.Period(req.Period)
 	if period == "" {
 		period = showback.Day
 	}
 	if period != showback.Day && period != showback.Month {
-		ps.Add("period", contract.Show(req.Period), "day (the default) or month")
-	}
-	if len(ps) == 0 && (!since.Before(until) || until.Sub(since) > contract.MaxUsageDays*24*time.Hour) {
-		ps.Add("since", req.Since, fmt.Sprintf("a moment before until (%s), at most %d days before it", until.UTC().Format(time.RFC3339), contract.MaxUsageDays))
+		ps.Add("period", req.Period, "day (the default) or month")
 	}
 	if len(ps) > 0 {
 		return nil, invalid(ps)
@@ -61,6 +45,32 @@ func (h *Handler) usage(ctx context.Context, req contract.Request) (*contract.Re
 		return nil, &Error{Kind: contract.KindUpstream, Message: "usage: the job ledger could not be read", Err: err}
 	}
 	return &contract.Response{Usage: usageView(r, h.cfg.Platform.Ledger.HourlyPrices)}, nil
+}
+
+// window reads a ledger read's since and until (default the 30 days
+// before now), at most contract.MaxUsageDays apart, adding any problem to
+// ps.
+func window(now time.Time, req contract.Request, ps *problems) (since, until time.Time) {
+	bad := len(*ps)
+	since, until = now.AddDate(0, 0, -30), now
+	if req.Since != "" {
+		t, err := parseMoment(req.Since)
+		if err != nil {
+			ps.Add("since", req.Since, "an RFC 3339 time (2026-11-01T00:00:00Z) or a UTC day (2026-11-01)")
+		}
+		since = t
+	}
+	if req.Until != "" {
+		t, err := parseMoment(req.Until)
+		if err != nil {
+			ps.Add("until", req.Until, "an RFC 3339 time (2026-12-01T00:00:00Z) or a UTC day (2026-12-01)")
+		}
+		until = t
+	}
+	if len(*ps) == bad && (!since.Before(until) || until.Sub(since) > contract.MaxUsageDays*24*time.Hour) {
+		ps.Add("since", req.Since, fmt.Sprintf("a moment before until (%s), at most %d days before it", until.UTC().Format(time.RFC3339), contract.MaxUsageDays))
+	}
+	return since, until
 }
 
 // parseMoment reads an RFC 3339 time or a UTC day.

@@ -14,6 +14,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -394,4 +396,15 @@ func (w *Writer) Flush() error {
 		return fmt.Errorf("write trace: %w", err)
 	}
 	return nil
+}
+
+// Sort orders jobs as a trace lists them: by submit time, then by job id
+// (an exported trace's order, whatever order its jobs were read in).
+func Sort(jobs []Job) {
+	slices.SortStableFunc(jobs, func(a, b Job) int {
+		if c := cmp.Compare(a.Submit, b.Submit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 }

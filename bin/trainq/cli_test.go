@@ -78,7 +78,7 @@ func TestUsageErrorsExitTwoFailuresOne(t *testing.T) {
 		{"status without a job id", []string{"status", "--unqualified"}, 2, "trainq status: ", "exactly one JOB_ID"},
 		{"an --output outside its set", []string{"status", "--unqualified", "--output", "yaml", "job-1"}, 2, "trainq status: ", `--output: got "yaml"`},
 		{"simulate without --trace", []string{"simulate"}, 2, "trainq simulate: ", "--trace"},
-		{"trace without a subcommand", []string{"trace"}, 2, "trainq trace: ", "want generate or convert"},
+		{"trace without a subcommand", []string{"trace"}, 2, "trainq trace: ", "want generate, convert or export"},
 		{"trace generate without --out", []string{"trace", "generate"}, 2, "trainq trace generate: ", "--out"},
 		{"validate without a file", []string{"validate"}, 2, "trainq validate: ", "no platform file"},
 		{"version with an argument", []string{"version", "extra"}, 2, "trainq version: ", "unexpected arguments"},

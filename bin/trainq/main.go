@@ -2,7 +2,7 @@
 //
 //	trainq submit|status|cancel|reprioritize|queue …   talk to the submission function
 //	trainq simulate --trace jobs.csv …            replay a trace against a platform
-//	trainq trace generate|convert …               make or convert job traces
+//	trainq trace generate|convert|export …        make, convert or export job traces
 //	trainq validate trainq.yaml                   check a platform file
 //	trainq version                                what was built
 //
@@ -34,8 +34,9 @@ Usage:
   trainq cancel       cancel a job
   trainq reprioritize change a job's priority inside its class
   trainq usage        instance-hours per team, class and type from the job ledger
+  trainq history      the job ledger's jobs of a window, each with its attempts (like sacct)
   trainq simulate     replay a job trace against a platform and against FIFO
-  trainq trace        generate or convert job traces
+  trainq trace        generate or convert job traces, or export the ledger's as one
   trainq validate     check platform files (trainq validate FILE…)
   trainq plan         what deploying a changed platform file would do (trainq plan OLD NEW)
   trainq config       show the defaults taken from the environment and the config file's profile
@@ -49,7 +50,7 @@ Exit status: 0 success, 1 failure, 2 a mistake in the command line.
 
 // commands are the commands run serves, for the unknown command's message
 // and its suggestion.
-var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "usage", "simulate", "trace", "validate", "plan", "config", "version", "help"}
+var commands = []string{"submit", "status", "queue", "cancel", "reprioritize", "usage", "history", "simulate", "trace", "validate", "plan", "config", "version", "help"}
 
 // Exit statuses.
 const (
@@ -85,9 +86,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = client.Run(ctx, cmd, rest, stdout, stderr)
 	case "simulate":
 		err = simcmd.Simulate(rest, stdout, stderr)
+	case "history":
+		err = client.Run(ctx, cmd, rest, stdout, stderr)
 	case "trace":
-		if len(rest) > 0 && (rest[0] == "generate" || rest[0] == "convert") {
+		if len(rest) > 0 && (rest[0] == "generate" || rest[0] == "convert" || rest[0] == "export") {
 			name += " " + rest[0]
+		}
+		if name == "trace export" {
+			err = client.Run(ctx, name, rest[1:], stdout, stderr)
+			break
 		}
 		err = simcmd.Trace(rest, stdout, stderr)
 	case "validate":

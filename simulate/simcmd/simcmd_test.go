@@ -105,7 +105,7 @@ func TestTraceCommandErrors(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{"no subcommand", nil, "want generate or convert"},
+		{"no subcommand", nil, "want generate, convert or export"},
 		{"help returns flag.ErrHelp", []string{"--help"}, "flag: help requested"},
 		{"an unknown format is named before any file is opened", []string{"convert", "--format", "slurm", "--in", "missing.csv", "--out", "-"}, `--format: got "slurm", want one of chronus, philly, gavel, alibaba`},
 		{"generate needs an output", []string{"generate", "--jobs", "10"}, "--out"},

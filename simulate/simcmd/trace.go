@@ -20,10 +20,13 @@ const traceUsage = `Usage:
   trainq trace generate --seed N --jobs N --out FILE [--platform FILE] [--load 0.5] [--output table|json]
   trainq trace convert --format %s --in FILE --out FILE [--platform FILE]
       [--gpus-per-instance 8] [--instance-types a,b] [--class NAME] [--output table|json]
+  trainq trace export --since DAY --until DAY --out FILE (--class C --team T | --unqualified)
 
 Make job traces for trainq simulate: generate draws a synthetic one for a platform,
-convert reads a public cluster trace. See docs/simulate.md.
-Run 'trainq trace generate --help' or 'trainq trace convert --help' for their flags.
+convert reads a public cluster trace, export writes a deployed platform's own jobs
+from its job ledger. See docs/simulate.md.
+Run 'trainq trace generate --help', 'trainq trace convert --help' or
+'trainq trace export --help' for their flags.
 `
 
 // TraceSummary is what trace generate and convert print with --output json
@@ -41,7 +44,7 @@ type TraceSummary struct {
 func Trace(args []string, stdout, stderr io.Writer) error {
 	usage := func(w io.Writer) { fmt.Fprintf(w, traceUsage, strings.Join(trace.Formats, "|")) }
 	if len(args) == 0 {
-		return cli.Usagef("got no subcommand, want generate or convert")
+		return cli.Usagef("got no subcommand, want generate, convert or export")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -52,7 +55,7 @@ func Trace(args []string, stdout, stderr io.Writer) error {
 	case "convert":
 		return convert(args[1:], stdout, stderr)
 	}
-	return cli.Usagef("subcommand: got %q, want generate or convert", args[0])
+	return cli.Usagef("subcommand: got %q, want generate, convert or export", args[0])
 }
 
 // traceOutput checks --output and that a JSON summary and a trace do not
