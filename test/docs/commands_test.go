@@ -157,7 +157,7 @@ func split(s string) ([]string, error) {
 // needsAWS are the trainq commands that invoke the submission function: the
 // docs test cannot run them without an account (their flags are tested
 // against the built binary in bin/trainq).
-var needsAWS = map[string]bool{"status": true, "cancel": true, "reprioritize": true, "queue": true, "usage": true}
+var needsAWS = map[string]bool{"status": true, "cancel": true, "reprioritize": true, "queue": true, "usage": true, "history": true, "trace export": true}
 
 // notRun are the other commands the docs show, and why they are not run
 // here.
@@ -223,7 +223,8 @@ func TestDocumentedCommandsRun(t *testing.T) {
 			argv := e.argv
 			switch {
 			case argv[0] == "trainq":
-				if len(argv) > 1 && (needsAWS[argv[1]] || (argv[1] == "submit" && !slices.Contains(argv, "--dry-run") && !slices.Contains(argv, "--help"))) {
+				if len(argv) > 1 && (needsAWS[argv[1]] || len(argv) > 2 && needsAWS[argv[1]+" "+argv[2]] ||
+					(argv[1] == "submit" && !slices.Contains(argv, "--dry-run") && !slices.Contains(argv, "--help"))) {
 					skipped["trainq "+argv[1]+" (invokes the submission function)"]++
 					continue
 				}

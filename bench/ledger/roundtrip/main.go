@@ -1,0 +1,193 @@
+// Command roundtrip carries a generated trace through the platform's
+// memory and back at scale (internal/roundtrip): the simulator's per-job
+// outcomes on the default platform, the AWS Batch events they would
+// produce (shuffled, one in ten sent twice), the observer's real bootstrap
+// under the Lambda Runtime Interface Emulator (several emulators at once,
+// as Lambda runs concurrent invocations) writing the job ledger on a local
+// DynamoDB (dynalite), then trace export and usage over every item, which
+// must give back the simulator's jobs and instance-seconds per team
+// exactly. It prints the write path's time per event, and export's and
+// usage's time and peak heap.
+//
+// Run it with bench/ledger/run.sh roundtrip. It is a benchmark, not a
+// test: it asserts nothing about speed, but fails when the round trip does
+// not give back what went in.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/dynamotest"
+	"github.com/trainq/trainq/internal/lambdatest"
+	"github.com/trainq/trainq/internal/roundtrip"
+	"github.com/trainq/trainq/ledger"
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/showback"
+	"github.com/trainq/trainq/trace"
+)
+
+func main() {
+	jobs := flag.Int("jobs", 100000, "jobs of the generated trace")
+	writers := flag.Int("writers", 4, "observer emulators invoked at once")
+	seed := flag.Uint64("seed", 1, "trace seed")
+	flag.Parse()
+	if err := run(*jobs, *writers, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/ledger/roundtrip:", err)
+		os.Exit(1)
+	}
+}
+
+// peak samples the heap in use every 10 ms.
+func peak() (stop func() uint64) {
+	var max atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > max.Load() {
+				max.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(done); return max.Load() }
+}
+
+func run(n, writers int, seed uint64) error {
+	ctx := context.Background()
+	p := platform.Default()
+	var jobs []trace.Job
+	if err := trace.Generate(p, trace.GenerateOptions{Seed: seed, Jobs: n}, func(j trace.Job) error { jobs = append(jobs, j); return nil }); err != nil {
+		return err
+	}
+	// The observer stamps with the real clock: the trace ends a day ago.
+	probe, err := roundtrip.Simulate(p, jobs, 0)
+	if err != nil {
+		return err
+	}
+	start := time.Now().Add(-24*time.Hour).UnixMilli() - probe.End
+	start -= start % 1000
+	t0 := time.Now()
+	rt, err := roundtrip.Simulate(p, jobs, start)
+	if err != nil {
+		return err
+	}
+	events := roundtrip.Events(rt.Jobs, 0.1, seed)
+	preempted := 0
+	for _, j := range rt.Jobs {
+		for _, a := range j.Attempts {
+			if a.Preempted {
+				preempted++
+			}
+		}
+	}
+	fmt.Printf("trace: %d jobs over %.1f days (seed %d); simulated in %.1f s: %d preempted attempts, %d jobs to export; %d events (one in ten twice, shuffled)\n",
+		n, float64(rt.End-rt.Start)/86.4e6, seed, time.Since(t0).Seconds(), preempted, len(rt.Want), len(events))
+
+	local, err := dynamotest.Start(ctx)
+	if err != nil {
+		return err
+	}
+	defer local.Close()
+	const table = "roundtrip"
+	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "roundtrip")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fn, err := lambdatest.BuildFunction(ctx, dir, lambdatest.ObserverPackage)
+	if err != nil {
+		return err
+	}
+	var emulators []*lambdatest.Emulator
+	defer func() {
+		for _, e := range emulators {
+			e.Close()
+		}
+	}()
+	for range writers {
+		e, err := fn.Start(ctx, contract.EnvLedgerTable+"="+table, "AWS_ENDPOINT_URL_DYNAMODB="+local.Endpoint, contract.EnvJobQueue+"="+roundtrip.Queue)
+		if err != nil {
+			return err
+		}
+		emulators = append(emulators, e)
+	}
+	work := make(chan []byte, 1024)
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	var first atomic.Value
+	t1 := time.Now()
+	for _, e := range emulators {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev := range work {
+				status, body, err := e.Invoke(ctx, ev)
+				if err != nil || status != 200 || len(body) > 0 && body[0] == '{' && contains(body, "errorType") {
+					if failed.Add(1) == 1 {
+						first.Store(fmt.Sprintf("status %d, %s, %v", status, body, err))
+					}
+				}
+			}
+		}()
+	}
+	for _, ev := range events {
+		work <- ev
+	}
+	close(work)
+	wg.Wait()
+	write := time.Since(t1)
+	if failed.Load() > 0 {
+		return fmt.Errorf("%d events failed, the first: %v", failed.Load(), first.Load())
+	}
+	fmt.Printf("write path under the emulator: %.1f s, %.2f ms per event (%d emulators at once, dynalite %s)\n",
+		write.Seconds(), write.Seconds()*1000/float64(len(events)), writers, dynamotest.Version)
+
+	now := time.UnixMilli(rt.End).Add(time.Hour)
+	store, err := ledger.NewStore(local.Client(), table, 0, func() time.Time { return now })
+	if err != nil {
+		return err
+	}
+	since, until := time.UnixMilli(rt.Start), time.UnixMilli(rt.End+1000)
+	runtime.GC()
+	stop := peak()
+	t2 := time.Now()
+	exported, err := ledger.Export(ctx, store, p, since, until, io.Discard, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("trace export of %d items: %d jobs in %.1f s, peak heap %.0f MiB\n", len(rt.Jobs), exported, time.Since(t2).Seconds(), float64(stop())/(1<<20))
+	runtime.GC()
+	stop = peak()
+	t3 := time.Now()
+	rep, err := ledger.Usage(ctx, store, p, ledger.UsageQuery{Since: since, Until: until, Period: showback.Day})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("usage over %d items: %d rows in %.1f s, peak heap %.0f MiB\n", len(rt.Jobs), len(rep.Table.Rows), time.Since(t3).Seconds(), float64(stop())/(1<<20))
+	if err := roundtrip.Check(ctx, store, p, rt, nil); err != nil {
+		return err
+	}
+	fmt.Printf("round trip: the export gave back the simulator's %d jobs and usage its instance-seconds per team, exactly\n", len(rt.Want))
+	return nil
+}
+
+func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }

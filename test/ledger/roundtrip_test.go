@@ -1,0 +1,211 @@
+// Package ledger_test carries the example trace through the platform's
+// memory and back: the simulator's per-job outcomes, the Batch events
+// they would produce (shuffled, one in five sent twice), the observer,
+// the job ledger on a local DynamoDB, and the submission function's export
+// action and usage (internal/roundtrip). The 100,000-job version, with the
+// observer under the Lambda Runtime Interface Emulator, is
+// bench/ledger/roundtrip.
+package ledger_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/dynamotest"
+	"github.com/trainq/trainq/internal/roundtrip"
+	"github.com/trainq/trainq/internal/ststest"
+	"github.com/trainq/trainq/ledger"
+	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/submit"
+	"github.com/trainq/trainq/trace"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+)
+
+const function = "arn:aws:lambda:us-east-1:123456789012:function:trainq-submit"
+
+func TestTheExampleTraceComesBackFromTheLedger(t *testing.T) {
+	ctx := context.Background()
+	f, err := os.Open("../../examples/jobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []trace.Job
+	for {
+		j, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	p := platform.Default()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	run, err := roundtrip.Simulate(p, jobs, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := roundtrip.Events(run.Jobs, 0.2, 21)
+	preempted := 0
+	for _, j := range run.Jobs {
+		for _, a := range j.Attempts {
+			if a.Preempted {
+				preempted++
+			}
+		}
+	}
+	t.Logf("%d jobs, %d events (shuffled, one in five twice), %d preempted attempts, %d jobs to export", len(run.Jobs), len(events), preempted, len(run.Want))
+	if preempted == 0 {
+		t.Error("the example trace preempts no attempt on the default platform: the round trip would not prove attempts are joined")
+	}
+
+	local, err := dynamotest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	if err := local.CreateTable(ctx, ledger.CreateTableInput("roundtrip")); err != nil {
+		t.Fatal(err)
+	}
+	now := time.UnixMilli(run.End).Add(time.Hour)
+	store, err := ledger.NewStore(local.Client(), "roundtrip", 0, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := observe.NewObserver(p, roundtrip.Queue, func() time.Time { return now }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.SetLedger(store)
+	// Four invocations at once, as Lambda runs the observer concurrently:
+	// the conditional puts must not lose each other's facts.
+	work := make(chan []byte)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []error
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range work {
+				if _, err := obs.Invoke(ctx, e); err != nil {
+					mu.Lock()
+					failures = append(failures, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, e := range events {
+		work <- e
+	}
+	close(work)
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d events failed, the first: %v", len(failures), failures[0])
+	}
+
+	// Read back through the submission function's export action, as
+	// trainq trace export does (an operator's signed requests, page after
+	// page).
+	h, sts := exportFunction(t, p, store, now)
+	export := func(ctx context.Context, since, until time.Time, w io.Writer) error {
+		var rows []trace.Job
+		req := contract.Request{Action: contract.ActionExport, Since: since.UTC().Format(time.RFC3339), Until: until.UTC().Format(time.RFC3339)}
+		for {
+			body, _ := json.Marshal(req)
+			payload := sts.Sign(t, sts.CallerOf(""), function, body)
+			out, err := h.Invoke(lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "r", InvokedFunctionArn: function}), payload)
+			if err != nil {
+				return err
+			}
+			var resp contract.Response
+			if err := json.Unmarshal(out, &resp); err != nil {
+				return err
+			}
+			for _, r := range resp.Trace.Rows {
+				rows = append(rows, trace.Job{ID: r.JobName, Submit: r.SubmitSeconds, Duration: r.DurationSeconds, Instances: r.Instances,
+					InstanceType: r.InstanceType, Class: r.Class, Team: r.Team, Priority: r.Priority})
+			}
+			if resp.Trace.Next == "" {
+				break
+			}
+			req.Cursor = resp.Trace.Next
+		}
+		trace.Sort(rows)
+		tw, err := trace.NewWriter(w)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := tw.Write(r); err != nil {
+				return err
+			}
+		}
+		return tw.Flush()
+	}
+	var exported bytes.Buffer
+	tee := func(ctx context.Context, since, until time.Time, w io.Writer) error {
+		return export(ctx, since, until, io.MultiWriter(w, &exported))
+	}
+	if err := roundtrip.Check(ctx, store, p, run, tee); err != nil {
+		t.Error(err)
+	}
+	// docs/simulate.md replays examples/ledger/exported.csv as the trace
+	// trainq trace export writes: it is this export, which Check has just
+	// held equal to the simulator's jobs (-write-example rewrites it).
+	const example = "../../examples/ledger/exported.csv"
+	if *writeExample {
+		if err := os.WriteFile(example, exported.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shipped, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(shipped, exported.Bytes()) {
+		t.Errorf("%s differs from the export of the example month (%d bytes, exported %d): run go test ./test/ledger -write-example", example, len(shipped), exported.Len())
+	}
+}
+
+var writeExample = flag.Bool("write-example", false, "rewrite examples/ledger/exported.csv from the round trip's export")
+
+// exportFunction is the submission handler over store, whose callers a
+// loopback STS verifies (ststest's operator).
+func exportFunction(t *testing.T, p *platform.Platform, store *ledger.Store, now time.Time) (*submit.Handler, *ststest.Server) {
+	t.Helper()
+	fake := batchtest.New(0)
+	t.Cleanup(fake.Close)
+	sts := ststest.New("us-east-1")
+	t.Cleanup(sts.Close)
+	h, err := submit.New(submit.Config{Platform: p, JobQueue: roundtrip.Queue, ExecutionRoleARN: "arn:aws:iam::123456789012:role/trainq-sagemaker",
+		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
+		Ledger: store, Now: func() time.Time { return now }, Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: []string{ststest.OperatorRole}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, sts
+}
