@@ -417,6 +417,7 @@ func TestReportInChromium(t *testing.T) {
 		if len(got.Texts) < 1000 {
 			t.Errorf("%d texts probed: the probe is out of date (the tables alone have more)", len(got.Texts))
 		}
+		t.Logf("%d text boxes of %d charts and the tables, pairwise: %d overlaps", len(got.Texts), len(got.Charts), n)
 	})
 
 	t.Run("a colour means one run", func(t *testing.T) {
