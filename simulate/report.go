@@ -358,7 +358,7 @@ func (p *page) goodputLine(res *Result, ax timeAxis) ([]float64, []float64) {
 func (p *page) teams() string {
 	teams := names(p.r, func(x *Result) []string { return groupNames(x.Teams) })
 	n := len(p.r.Runs)
-	rowH := 10 + 5*float64(n)
+	rowH := math.Max(26, 10+5*float64(n))
 	nameW := 0.0
 	top := 0.0
 	for _, t := range teams {
@@ -395,7 +395,7 @@ func (p *page) teams() string {
 				continue
 			}
 			v := fraction(g.InstanceSeconds.Busy, res.CapacityInstanceSeconds)
-			d.marker(p.st()[i], px(v), y+7+5*float64(i), 3.2, fmt.Sprintf("%s, %s: %s", t, res.Label, pct(v)))
+			d.marker(p.st()[i], px(v), y+(rowH-5*float64(n-1))/2+5*float64(i), 3.2, fmt.Sprintf("%s, %s: %s", t, res.Label, pct(v)))
 		}
 	}
 	d.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#333"/>`+"\n", l, y0, r-l, bottom-y0)

@@ -310,7 +310,7 @@ func (c *lineChart) svg() string {
 			d.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`+"\n", pl, py(y), pr, py(y))
 			d.text(pl-6, py(y)+4, "end", 12, false, c.yTick(y))
 		}
-		xs := niceStep(xMax, max(2, int((pr-pl)/80)))
+		xs := niceStep(xMax, max(2, int((pr-pl)/64)))
 		for x := 0.0; x <= xMax+xs*1e-6; x += xs {
 			d.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>`+"\n", px(x), pb, px(x), pb+4)
 			d.text(px(x), pb+17, "middle", 12, false, c.xTick(x))
