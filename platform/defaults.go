@@ -23,6 +23,9 @@ const (
 	DefaultMaxMovesPerMinute        = 30
 	DefaultRerouteEveryMinutes      = 1
 	DefaultLedgerRetentionDays      = 400
+	// DefaultTrainingLogRetentionDays is training.logRetentionDays'
+	// default: as long as the ledger's.
+	DefaultTrainingLogRetentionDays = DefaultLedgerRetentionDays
 	// DefaultRunbookURL is trainq's own runbooks page.
 	DefaultRunbookURL = "https://github.com/trainq/trainq/blob/main/docs/runbooks.md"
 )
@@ -118,6 +121,9 @@ func (p *Platform) ApplyDefaults() {
 	}
 	if p.Ledger.RetentionDays == 0 {
 		p.Ledger.RetentionDays = DefaultLedgerRetentionDays
+	}
+	if p.Training.LogRetentionDays == 0 {
+		p.Training.LogRetentionDays = DefaultTrainingLogRetentionDays
 	}
 	if p.Rerouting.EveryMinutes == 0 {
 		p.Rerouting.EveryMinutes = DefaultRerouteEveryMinutes

@@ -73,7 +73,7 @@ teams:
 				// The pool's types, in pool order.
 				Submission: Submission{InstanceTypes: []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}},
 				// AWS's prebuilt images on; no S3, repositories, VPC or keys.
-				Training: Training{AWSManagedImages: ptr(true)},
+				Training: Training{AWSManagedImages: ptr(true), LogRetentionDays: DefaultTrainingLogRetentionDays},
 				// 30 moves a minute, every minute (platform.md, rerouting).
 				Rerouting: Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
 				Ledger:    Ledger{RetentionDays: DefaultLedgerRetentionDays},
@@ -112,7 +112,7 @@ teams:
 					RunbookURL:               DefaultRunbookURL,
 				},
 				Submission: Submission{InstanceTypes: []string{"ml.p4d.24xlarge"}},
-				Training:   Training{AWSManagedImages: ptr(true)},
+				Training:   Training{AWSManagedImages: ptr(true), LogRetentionDays: DefaultTrainingLogRetentionDays},
 				Rerouting:  Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
 				Ledger:     Ledger{RetentionDays: DefaultLedgerRetentionDays},
 			},
@@ -154,7 +154,7 @@ monitoring:
 					RunbookURL:               DefaultRunbookURL,
 				},
 				Submission: Submission{InstanceTypes: []string{"ml.g5.48xlarge"}},
-				Training:   Training{AWSManagedImages: ptr(true)},
+				Training:   Training{AWSManagedImages: ptr(true), LogRetentionDays: DefaultTrainingLogRetentionDays},
 				Rerouting:  Rerouting{MaxMovesPerMinute: 30, EveryMinutes: 1},
 				Ledger:     Ledger{RetentionDays: DefaultLedgerRetentionDays},
 			},
@@ -245,6 +245,8 @@ func TestExplicitValuesAreKept(t *testing.T) {
 				"arn:aws:kms:eu-west-1:210987654321:key/0fedcba9-8765-4321-0fed-cba987654321",
 				"arn:aws:kms:eu-west-1:210987654321:key/mrk-0fedcba987654321fedcba9876543210",
 			},
+
+			LogRetentionDays: DefaultTrainingLogRetentionDays,
 		},
 		Rerouting: Rerouting{MaxMovesPerMinute: 10, EveryMinutes: 5},
 		Ledger:    Ledger{RetentionDays: DefaultLedgerRetentionDays},

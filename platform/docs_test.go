@@ -41,7 +41,8 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 			Subnets:        []string{"subnet-0a1b2c3d4e5f60718", "subnet-1a2b3c4d5e6f70819"},
 			SecurityGroups: []string{"sg-0123456789abcdef0"},
 		},
-		KMSKeys: []string{"arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"},
+		KMSKeys:          []string{"arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"},
+		LogRetentionDays: 400,
 	}
 	if diff := cmp.Diff(wantTraining, p.Training); diff != "" {
 		t.Errorf("example training section (-want +got):\n%s", diff)
@@ -65,7 +66,7 @@ func TestDocumentedExampleIsValid(t *testing.T) {
 			p.Classes[i].Checkpoints = &kk
 		}
 	}
-	p.Training = Training{AWSManagedImages: ptr(true)}
+	p.Training = Training{AWSManagedImages: ptr(true), LogRetentionDays: DefaultTrainingLogRetentionDays}
 	p.Ledger.HourlyPrices = nil
 	if diff := cmp.Diff(Default(), p); diff != "" {
 		t.Errorf("example without its optional examples differs from the embedded default (-default +example):\n%s", diff)

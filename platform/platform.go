@@ -472,6 +472,12 @@ type Training struct {
 	// KMSKeys are ARNs of KMS keys the jobs may use: SSE-KMS buckets, output, volume and checkpoint
 	// keys, encrypted repositories. Default: none.
 	KMSKeys []string `json:"kmsKeys,omitempty"`
+	// LogRetentionDays is the retention the stack sets on SageMaker's training log group
+	// (/aws/sagemaker/TrainingJobs), which SageMaker creates without one: one of CloudWatch
+	// Logs' retentions. The group is the account's and region's, shared by every SageMaker
+	// training job there, trainq's or not. Default: DefaultTrainingLogRetentionDays (400, about
+	// 13 months, as long as the ledger remembers a job).
+	LogRetentionDays int `json:"logRetentionDays,omitempty" zero:"refuse"`
 }
 
 // UsesAWSManagedImages reports whether AWSManagedImages is on (true when unset).

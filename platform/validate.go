@@ -456,6 +456,9 @@ func checkECRRepositories(ps *Problems, field string, repos []string) {
 
 func (p *Platform) validateTraining(ps *Problems) {
 	t := p.Training
+	if !validRetention[t.LogRetentionDays] {
+		ps.Add("training.logRetentionDays", t.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")
+	}
 	checkURIs := func(field string, uris []string) {
 		for i, u := range uris {
 			if _, allowed := parseS3URI(u); allowed != "" {

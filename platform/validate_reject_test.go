@@ -857,6 +857,13 @@ var rejectCases = []rejectCase{
 		field: "teams[0].training.vpc.securityGroups", value: "[]", allowed: []string{"1 to 5 security group IDs"},
 	},
 	{
+		// CloudWatch Logs' PutRetentionPolicy takes 1, 3, 5, 7, 14, 30, …
+		// days: 2 is none of them.
+		name: "a training log retention CloudWatch Logs does not offer is refused",
+		base: quotaDoc, change: to("training.logRetentionDays", 2),
+		field: "training.logRetentionDays", value: "2", allowed: []string{"one of CloudWatch Logs' retentions", "400"},
+	},
+	{
 		name: "a VPC without subnets is refused",
 		base: quotaDoc, change: to("training.vpc", doc{"subnets": []any{}, "securityGroups": []any{"sg-0123456789abcdef0"}}),
 		field: "training.vpc.subnets", value: "[]", allowed: []string{"1 to 16 subnet IDs", "subnet-0a1b2c3d4e5f60718"},

@@ -39,6 +39,7 @@ var zeroAllowed = map[string]string{
 	"Monitoring.UtilizationTargetPercent": "1 to 100",
 	"Monitoring.IdleAlarmSeconds":         "60 to 86400, whole minutes",
 	"Monitoring.LogRetentionDays":         "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)",
+	"Training.LogRetentionDays":           "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)",
 	"Reroute.AfterSeconds":                fmt.Sprintf("%d to %d", MinRerouteAfterSeconds, MaxRerouteAfterSeconds),
 	"Reroute.MaxMoves":                    fmt.Sprintf("1 to %d", MaxRerouteMoves),
 	"Checkpoints.IntervalSeconds":         fmt.Sprintf("%d to %d", MinCheckpointSeconds, MaxCheckpointSeconds),

@@ -113,6 +113,9 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		s.teamRoles[t.Name] = tq.NewExecutionRole(stack, "ExecutionRole-"+t.Name, executionRoleProps(stack, im, p, s.artifacts, t))
 	}
 	fenceArtifacts(s.artifacts, p, s.teamRoles)
+	tq.NewTrainingLogRetention(stack, "TrainingLogRetention", &tq.TrainingLogRetentionProps{
+		RetentionDays: p.Training.LogRetentionDays, FunctionLogRetentionDays: p.Monitoring.LogRetentionDays,
+	})
 	policy := schedulingPolicy(stack, p)
 	s.queue = tq.NewTrainingQueue(stack, "Queue", &tq.TrainingQueueProps{
 		ServiceEnvironments:      []tq.OrderedServiceEnvironment{{Pool: s.pool, Order: 1}},

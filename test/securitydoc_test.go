@@ -18,6 +18,7 @@ var roleLabels = map[string]string{
 	"MonitorObserverServiceRole": "observer function",
 	"MonitorPollerServiceRole":   "poller function",
 	"RerouterServiceRole":        "rerouter function",
+	"TrainingLogRetentionRole":   "training log retention function",
 }
 
 // grantsByPrincipal are the actions every principal is allowed (or, for
