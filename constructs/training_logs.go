@@ -119,6 +119,15 @@ func NewTrainingLogRetention(scope constructs.Construct, id string, props *Train
 		RemovalPolicy:       awscdk.RemovalPolicy_RETAIN,
 	})
 	set.Node().AddDependency(create)
+	// CloudFormation hands a custom resource's properties to its function
+	// as strings (CloudFormation user guide, "Custom resources": booleans
+	// arrive as "true" and "false", which the function reads), and the
+	// registry's AWS::CloudFormation::CustomResource schema allows no
+	// boolean: written as the string the function receives.
+	for _, r := range []customresources.AwsCustomResource{create, set} {
+		cfn := r.Node().FindChild(jsii.String("Resource")).Node().DefaultChild().(awscdk.CfnResource)
+		cfn.AddPropertyOverride(jsii.String("InstallLatestAwsSdk"), jsii.String("false"))
+	}
 	cdknag.NagSuppressions_AddResourceSuppressions(role, &[]*cdknag.NagPackSuppression{
 		nagWildcard(`.*:log-group:`+regexp.QuoteMeta(SageMakerTrainingLogGroup)+`:\*`, "The ARN form log-group:NAME:* that CloudWatch Logs reports for SageMaker's training log group itself."),
 	}, jsii.Bool(true))

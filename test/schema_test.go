@@ -87,6 +87,12 @@ func (a anything) String() string          { return a.s }
 
 // schemaFiles maps a resource type to its vendored schema file.
 func schemaFile(typ string) string {
+	// A custom resource type (Custom::NAME) is AWS::CloudFormation::CustomResource
+	// with a name of the template's choosing (CloudFormation user guide,
+	// "Custom resources").
+	if strings.HasPrefix(typ, "Custom::") {
+		typ = "AWS::CloudFormation::CustomResource"
+	}
 	return filepath.Join("testdata", "cfn-schemas", strings.ToLower(strings.ReplaceAll(typ, "::", "-"))+".json")
 }
 
@@ -120,7 +126,7 @@ func compileResourceSchema(engine *patternEngine, typ string) (*jsonschema.Schem
 	if ap, ok := reg["additionalProperties"]; ok {
 		root["additionalProperties"] = ap
 	}
-	for _, k := range []string{"oneOf", "anyOf", "allOf", "dependencies"} {
+	for _, k := range []string{"oneOf", "anyOf", "allOf", "dependencies", "patternProperties"} {
 		if v, ok := reg[k]; ok {
 			root[k] = v
 		}

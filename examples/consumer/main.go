@@ -7,7 +7,7 @@
 // It is a module of its own, as another team's would be. Run it with
 //
 //	go mod tidy
-//	go run .              # or: npx aws-cdk@2 synth
+//	go run .              # or: ../../tools/cdk/cdk synth (the CDK CLI trainq pins)
 //
 // and nothing else: trainq's functions are built from trainq's own module,
 // not from this one.
