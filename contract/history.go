@@ -41,6 +41,11 @@ type HistoryGroup struct {
 	// were submitted in: 24 counts, so that arrivals follow the daily
 	// cycle. Empty: spread evenly.
 	SubmittedByHour []int `json:"submittedByHour,omitempty"`
+	// Batches is how many separate minutes (UTC) the group's jobs were
+	// submitted in: jobs submitted together (a sweep) arrive together, so
+	// Submitted/Batches is the mean batch. 0: unknown, each job arrives on
+	// its own.
+	Batches int `json:"batches,omitempty"`
 	// Completed is how many of its jobs completed in the window; Jobs
 	// holds the most recent of them.
 	Completed int `json:"completed"`

@@ -12,15 +12,17 @@ import (
 
 // History summarizes the jobs of [from, to) for the CLI's likely start
 // (contract.History, which the submission function's queue action
-// carries): per class and team, how many were submitted in the window and
-// in which hour of the day (UTC), how many completed in it, and the most
-// recent of those with their shape and how long they ran (the sum of their
+// carries): per class and team, how many were submitted in the window, in
+// which hour of the day (UTC) and in how many separate minutes (batches),
+// how many completed in it, and the most recent of those with their shape and how long they ran (the sum of their
 // attempts: what they held to complete). It reads the window once
 // (Store.Jobs) and keeps at most contract.MaxHistorySamples jobs per group.
 func (s *Store) History(ctx context.Context, from, to time.Time) (*contract.History, error) {
 	type group struct {
 		g    contract.HistoryGroup
 		jobs []completed
+		// minutes are the minutes its jobs were submitted in (Batches).
+		minutes map[int64]bool
 	}
 	groups := map[[2]string]*group{}
 	var order [][2]string
@@ -32,13 +34,19 @@ func (s *Store) History(ctx context.Context, from, to time.Time) (*contract.Hist
 			if len(groups) == contract.MaxHistoryGroups {
 				return nil
 			}
-			g = &group{g: contract.HistoryGroup{Class: j.Class, Team: j.Team, SubmittedByHour: make([]int, 24), Jobs: []contract.HistoryJob{}}}
+			g = &group{g: contract.HistoryGroup{Class: j.Class, Team: j.Team, SubmittedByHour: make([]int, 24), Jobs: []contract.HistoryJob{}},
+				minutes: map[int64]bool{}}
 			groups[k] = g
 			order = append(order, k)
 		}
 		if j.CreatedAt >= lo && j.CreatedAt < hi {
 			g.g.Submitted++
 			g.g.SubmittedByHour[time.UnixMilli(j.CreatedAt).UTC().Hour()]++
+			// At most one per minute of the window: bounded by the window.
+			if m := j.CreatedAt / 60_000; !g.minutes[m] {
+				g.minutes[m] = true
+				g.g.Batches++
+			}
 		}
 		if j.Outcome() != OutcomeSucceeded || j.EndedAt < lo || j.EndedAt >= hi {
 			return nil

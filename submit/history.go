@@ -55,7 +55,7 @@ func boundHistory(hs *contract.History) *contract.History {
 			break
 		}
 		b := contract.HistoryGroup{Class: contract.Cut(g.Class, contract.MaxShownChars), Team: contract.Cut(g.Team, contract.MaxShownChars),
-			Submitted: g.Submitted, Completed: g.Completed, Jobs: []contract.HistoryJob{}}
+			Submitted: g.Submitted, Batches: min(max(0, g.Batches), max(0, g.Submitted)), Completed: g.Completed, Jobs: []contract.HistoryJob{}}
 		if len(g.SubmittedByHour) == 24 {
 			b.SubmittedByHour = append([]int(nil), g.SubmittedByHour...)
 		}

@@ -41,6 +41,12 @@ type Options struct {
 	// Runs and Seed are the estimator's (client.EstimateOptions).
 	Runs int
 	Seed uint64
+	// RandomMoments asks at moments drawn evenly over the trace, each
+	// about a job drawn among those waiting then, instead of at At of
+	// each sampled job's wait: the moment asked then says nothing of the
+	// job's future (at a share of its wait, the remaining wait is always
+	// (1−At)/At times the wait so far).
+	RandomMoments bool
 	// ListAll lists every job in the queue answer, as if the queue
 	// action had no bound: what the bound costs the estimate.
 	ListAll bool
@@ -141,8 +147,32 @@ func Run(p *platform.Platform, src simulate.Source, opts Options, progress io.Wr
 	rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
 	cands = cands[:min(len(cands), opts.Samples)]
 	out := make([]Sample, 0, len(cands))
+	ats := make([]int64, len(cands))
 	for i, target := range cands {
-		at := target.Submit + int64(opts.At*float64(target.first-target.Submit))
+		ats[i] = target.Submit + int64(opts.At*float64(target.first-target.Submit))
+	}
+	if opts.RandomMoments && len(jobs) > 1 && len(cands) > 0 {
+		// Moments drawn evenly from the first submission to the last, a
+		// job drawn among those waiting then (moments with none are drawn
+		// again, a bounded number of times).
+		lo, hi := jobs[0].Submit, jobs[len(jobs)-1].Submit
+		cands, ats = cands[:0], ats[:0]
+		for tries := 0; len(cands) < opts.Samples && tries < 100*opts.Samples && hi > lo; tries++ {
+			t := lo + rng.Int64N(hi-lo)
+			var waiting []*job
+			for _, j := range jobs {
+				if j.Submit < t && j.first > t {
+					waiting = append(waiting, j)
+				}
+			}
+			if len(waiting) > 0 {
+				cands = append(cands, waiting[rng.IntN(len(waiting))])
+				ats = append(ats, t)
+			}
+		}
+	}
+	for i, target := range cands {
+		at := ats[i]
 		q, resp := queueAt(p, jobs, target, at, opts.WindowDays, opts.ListAll)
 		e, err := client.EstimateStart(p, q, resp, client.EstimateOptions{Runs: opts.Runs, Seed: opts.Seed})
 		if err != nil {
@@ -193,6 +223,7 @@ func queueAt(p *platform.Platform, jobs []*job, target *job, at int64, windowDay
 		end int64
 	}
 	var completed []ended
+	minutes := map[key]map[int64]bool{}
 	for _, j := range jobs {
 		if j.Submit >= from && j.Submit < at {
 			g := group(j)
@@ -201,6 +232,14 @@ func queueAt(p *platform.Platform, jobs []*job, target *job, at int64, windowDay
 				g.SubmittedByHour = make([]int, 24)
 			}
 			g.SubmittedByHour[base.Add(time.Duration(j.Submit)*time.Second).Hour()]++
+			k := key{j.Class, j.Team}
+			if minutes[k] == nil {
+				minutes[k] = map[int64]bool{}
+			}
+			if !minutes[k][j.Submit/60] {
+				minutes[k][j.Submit/60] = true
+				g.Batches++
+			}
 		}
 		if j.done && j.ok && j.end >= from && j.end < at {
 			group(j).Completed++

@@ -24,10 +24,11 @@ func main() {
 	window := flag.Int("window-days", 7, "days of history the estimator gets")
 	runs := flag.Int("runs", 100, "simulated runs per likely start")
 	seed := flag.Uint64("seed", 1, "seed of the sampling and of the estimator")
+	random := flag.Bool("random-moments", false, "ask at random moments, about a random waiting job at each, instead of at --at of each sampled job's wait")
 	listAll := flag.Bool("list-all", false, "list every job in the queue answer (no 100-job bound): what the bound costs")
 	flag.Parse()
 	if err := run(*tracePath, *platformPath, etabench.Options{Samples: *samples, MinWaitSeconds: *minWait, At: *at, WindowDays: *window,
-		Runs: *runs, Seed: *seed, ListAll: *listAll}); err != nil {
+		Runs: *runs, Seed: *seed, ListAll: *listAll, RandomMoments: *random}); err != nil {
 		fmt.Fprintln(os.Stderr, "eta backtest:", err)
 		os.Exit(1)
 	}
