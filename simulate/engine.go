@@ -189,7 +189,7 @@ type engine struct {
 	types     []string
 	teamNames []string
 	typeIdx   map[string]int
-	teamIdx   map[string]int
+	teams     teamMatch // the trace's team names → shares
 	classIx   map[string]int
 	classes   []platform.Class
 	inShare   []bool  // per share: in-share preemption on
@@ -259,12 +259,13 @@ func Run(p *platform.Platform, src Source, opts Options) (*Result, error) {
 
 func newEngine(p *platform.Platform, opts Options) *engine {
 	e := &engine{p: p, opts: opts, policy: opts.Policy, mode: p.Scheduling.Mode,
-		typeIdx: map[string]int{}, teamIdx: map[string]int{}, classIx: map[string]int{}}
+		typeIdx: map[string]int{}, classIx: map[string]int{}}
 	e.ends.jobs = &e.jobs
 	e.fifo.fifo = true
 	e.fifo.jobs = &e.jobs
 	e.types = p.InstanceTypes()
 	e.teamNames = p.TeamNames()
+	e.teams = newTeamMatch(p)
 	for i, t := range e.types {
 		e.typeIdx[t] = i
 		e.pool = append(e.pool, p.PoolInstances(t))
@@ -280,7 +281,6 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 	nShares := len(p.Teams)
 	shares := p.QuotaShares()
 	for i, t := range p.Teams {
-		e.teamIdx[t.Name] = i
 		l := make([]batchrules.Limit, nt)
 		for ti, it := range e.types {
 			l[ti] = shares[i].Limit(it)
@@ -468,9 +468,9 @@ func (e *engine) submit(tj trace.Job) error {
 	if !ok {
 		return where(trace.ColInstanceType, tj.InstanceType, "an instance type of the pools ("+strings.Join(e.types, ", ")+")")
 	}
-	si, ok := e.teamIdx[tj.Team]
-	if !ok {
-		return where(trace.ColTeam, tj.Team, "a team of the platform ("+strings.Join(e.teamNames, ", ")+")")
+	si, err := e.teams.resolve(tj)
+	if err != nil {
+		return err
 	}
 	ci, ok := e.classIx[tj.Class]
 	if !ok {

@@ -72,7 +72,7 @@ func (e *engine) record(j *job, outcome Outcome, reason string) JobRecord {
 	if outcome == OutcomeFailed {
 		lost += j.saved
 	}
-	return JobRecord{ID: j.id, Team: e.teamNames[j.share], Class: e.classes[j.class].Name, InstanceType: e.types[j.typ0],
+	return JobRecord{ID: j.id, Team: e.teams.recordName(int(j.share)), Class: e.classes[j.class].Name, InstanceType: e.types[j.typ0],
 		Instances: int(j.k), Submit: j.submit, Start: start, End: e.now, Wait: e.now - j.submit - j.runTotal,
 		Attempts: int(j.starts), Preemptions: int(j.preempts), Timeouts: int(j.timeouts), LostSeconds: lost,
 		SavedSeconds: j.saved, Outcome: outcome, Reason: reason, Moves: int(j.moves), RanOn: e.types[j.typ]}

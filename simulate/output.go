@@ -2,9 +2,11 @@ package simulate
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -98,19 +100,23 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 			each("utilization "+name, cell(func(ts TypeStats) string { return pct(ts.Utilization) })),
 			each("peak "+name, cell(func(ts TypeStats) string { return fmt.Sprintf("%d/%d", ts.PeakInstances, ts.Instances) })))
 	}
-	groups := func(pick func(*Result) []GroupStats, withPeak bool) []row {
+	groups := func(grs []groupRow, withPeak bool) []row {
 		var out []row
-		for _, name := range names(r, func(x *Result) []string { return groupNames(pick(x)) }) {
+		for _, gr := range grs {
+			name := gr.name
 			cell := func(f func(GroupStats) string) func(*Result) string {
 				return func(x *Result) string {
-					if g, ok := groupOf(pick(x), name); ok {
-						return f(g)
+					if g := gr.of[slices.Index(r.Runs, x)]; g != nil {
+						return f(*g)
 					}
 					return "-"
 				}
 			}
 			wait := func(v func(WaitStats) int64) func(*Result) string {
 				return cell(func(g GroupStats) string { return waitCell(g, v(g.Wait)) })
+			}
+			if gr.renamed() {
+				out = append(out, each(name+" named", cell(func(g GroupStats) string { return g.Name })))
 			}
 			out = append(out,
 				each(name+" jobs done/failed", cell(func(g GroupStats) string { return fmt.Sprintf("%d/%d", g.Completed, g.Failed) })),
@@ -127,8 +133,8 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 		}
 		return out
 	}
-	classes = groups(func(x *Result) []GroupStats { return x.Classes }, false)
-	teams = groups(func(x *Result) []GroupStats { return x.Teams }, true)
+	classes = groups(classRows(r), false)
+	teams = groups(teamRows(r), true)
 	return runs, classes, teams
 }
 
@@ -143,6 +149,86 @@ func names(r *Report, pick func(*Result) []string) []string {
 				seen[n] = true
 				out = append(out, n)
 			}
+		}
+	}
+	return out
+}
+
+// groupRow is one class or one team across the runs: its name (as the
+// first run that has it names it) and, per run, its figures (nil when the
+// run has none).
+type groupRow struct {
+	name string
+	of   []*GroupStats
+}
+
+// renamed reports whether a run names the row's team otherwise.
+func (gr groupRow) renamed() bool {
+	for _, g := range gr.of {
+		if g != nil && g.Name != gr.name {
+			return true
+		}
+	}
+	return false
+}
+
+// classRows matches the runs' classes by name, in the order they first
+// appear.
+func classRows(r *Report) []groupRow {
+	var out []groupRow
+	for _, name := range names(r, func(x *Result) []string { return groupNames(x.Classes) }) {
+		gr := groupRow{name: name, of: make([]*GroupStats, len(r.Runs))}
+		for i, x := range r.Runs {
+			for k := range x.Classes {
+				if x.Classes[k].Name == name {
+					gr.of[i] = &x.Classes[k]
+				}
+			}
+		}
+		out = append(out, gr)
+	}
+	return out
+}
+
+// teamRows matches the runs' teams, in the order they first appear: by the
+// trace's name for them (the same trace's search-ranking is search_ranking
+// in a fair-share run, GroupStats.TraceName), and a team without jobs to the
+// one row of another run whose name is the same once '-' and '_' are read
+// alike.
+func teamRows(r *Report) []groupRow {
+	var out []groupRow
+	byKey := map[string]int{}
+	for i, x := range r.Runs {
+		var later []int
+		for k := range x.Teams {
+			key := cmp.Or(x.Teams[k].TraceName, x.Teams[k].Name)
+			if row, ok := byKey[key]; ok && out[row].of[i] == nil {
+				out[row].of[i] = &x.Teams[k]
+			} else {
+				later = append(later, k)
+			}
+		}
+		for _, k := range later {
+			g := &x.Teams[k]
+			key := cmp.Or(g.TraceName, g.Name)
+			alike := -1
+			for row := range out {
+				if out[row].of[i] == nil && sameTeamKey(out[row].name) == sameTeamKey(key) {
+					if alike >= 0 {
+						alike = -1
+						break
+					}
+					alike = row
+				}
+			}
+			if alike < 0 {
+				alike = len(out)
+				out = append(out, groupRow{name: g.Name, of: make([]*GroupStats, len(r.Runs))})
+				if _, taken := byKey[key]; !taken {
+					byKey[key] = alike
+				}
+			}
+			out[alike].of[i] = g
 		}
 	}
 	return out

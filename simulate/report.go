@@ -132,9 +132,33 @@ func (p *page) write() {
 	p.f("<h2>Classes</h2>\n")
 	p.table("classes", classes)
 	p.f("<h2>Teams</h2>\n")
+	p.teamSpellings()
 	p.table("teams", teams)
 	p.failures()
 	p.f("</body>\n</html>\n")
+}
+
+// teamSpellings notes the teams that runs name otherwise: a fair-share
+// identifier has no '-', so a platform's search-ranking is search_ranking in
+// its fair-share variant, and the trace's jobs of the team are in one row.
+func (p *page) teamSpellings() {
+	var notes []string
+	for _, t := range teamRows(p.r) {
+		var other []string
+		for i, g := range t.of {
+			if g != nil && g.Name != t.name {
+				other = append(other, fmt.Sprintf("%s in %s", g.Name, p.r.Runs[i].Label))
+			}
+		}
+		if len(other) > 0 {
+			notes = append(notes, t.name+" is "+strings.Join(other, ", "))
+		}
+	}
+	if len(notes) == 0 {
+		return
+	}
+	p.f("<p class=\"note\" id=\"team-names\">Teams named otherwise by some runs' platforms (the same once '-' and '_' are read alike; a fair-share identifier allows no '-'), one row each: %s.</p>\n",
+		esc(strings.Join(notes, "; ")))
 }
 
 // identicalRuns lists the sets of runs (two or more) whose results are the
@@ -356,17 +380,15 @@ func (p *page) goodputLine(res *Result, ax timeAxis) ([]float64, []float64) {
 // held over each run: a row per team, a marker per run, each run a little
 // lower in the row than the one before, so that equal values all show.
 func (p *page) teams() string {
-	teams := names(p.r, func(x *Result) []string { return groupNames(x.Teams) })
+	teams := teamRows(p.r)
 	n := len(p.r.Runs)
 	rowH := math.Max(26, 10+5*float64(n))
 	nameW := 0.0
 	top := 0.0
 	for _, t := range teams {
-		nameW = math.Max(nameW, textWidth(clip(t, maxLabel), 12))
-	}
-	for i, res := range p.r.Runs {
-		for _, t := range teams {
-			if g, ok := groupOf(res.Teams, t); ok {
+		nameW = math.Max(nameW, textWidth(clip(t.name, maxLabel), 12))
+		for i, g := range t.of {
+			if g != nil {
 				top = math.Max(top, fraction(g.InstanceSeconds.Busy, p.r.Runs[i].CapacityInstanceSeconds))
 			}
 		}
@@ -388,14 +410,14 @@ func (p *page) teams() string {
 	for k, t := range teams {
 		y := y0 + rowH*float64(k)
 		d.f(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e3e3e3"/>`+"\n", 16.0, y+rowH, r, y+rowH)
-		d.text(l-8, y+rowH/2+4, "end", 12, false, clip(t, maxLabel))
+		d.text(l-8, y+rowH/2+4, "end", 12, false, clip(t.name, maxLabel))
 		for i, res := range p.r.Runs {
-			g, ok := groupOf(res.Teams, t)
-			if !ok {
+			g := t.of[i]
+			if g == nil {
 				continue
 			}
 			v := fraction(g.InstanceSeconds.Busy, res.CapacityInstanceSeconds)
-			d.marker(p.st()[i], px(v), y+(rowH-5*float64(n-1))/2+5*float64(i), 3.2, fmt.Sprintf("%s, %s: %s", t, res.Label, pct(v)))
+			d.marker(p.st()[i], px(v), y+(rowH-5*float64(n-1))/2+5*float64(i), 3.2, fmt.Sprintf("%s, %s: %s", g.Name, res.Label, pct(v)))
 		}
 	}
 	d.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#333"/>`+"\n", l, y0, r-l, bottom-y0)

@@ -164,7 +164,11 @@ type TypeStats struct {
 
 // GroupStats describe the jobs of one class or one team.
 type GroupStats struct {
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// TraceName is, for a team, the trace's name for it when it differs
+	// from Name: search-ranking for a fair-share identifier search_ranking
+	// (the two are one team once '-' and '_' are read alike).
+	TraceName   string `json:"traceName,omitempty"`
 	Jobs        int    `json:"jobs"`
 	Completed   int    `json:"completed"`
 	Failed      int    `json:"failed"`
@@ -414,7 +418,9 @@ func (c *collector) result(e *engine) *Result {
 		r.Timeouts += g.Timeouts
 	}
 	for i, t := range e.p.Teams {
-		r.Teams = append(r.Teams, c.teams[i].stats(t.Name, c.types))
+		g := c.teams[i].stats(t.Name, c.types)
+		g.TraceName = e.teams.traceName(i)
+		r.Teams = append(r.Teams, g)
 	}
 	r.Routes = []Route{}
 	for key, n := range c.routes {
