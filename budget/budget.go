@@ -178,6 +178,23 @@ func Evaluate(team string, b platform.Budget, prices map[string]float64, runs []
 	return s
 }
 
+// Used is what team's runs used of budget b from from to to (a closed
+// month, say), in the budget's unit: Evaluate's sum over another window.
+func Used(team string, b platform.Budget, prices map[string]float64, runs []showback.Interval, from, to time.Time) float64 {
+	lo, hi := from.UnixMilli(), to.UnixMilli()
+	used := 0.0
+	for _, r := range runs {
+		w := b.Weight(r.InstanceType, prices)
+		if r.Team != team || w <= 0 || r.Instances <= 0 {
+			continue
+		}
+		if start, end := max(r.Start, lo), min(r.End, hi); end > start {
+			used += w * float64(r.Instances) * float64(end-start)
+		}
+	}
+	return used / msPerHour
+}
+
 // Decision is what a submission of one (class, team) on one instance type
 // gets from the team's budgets.
 type Decision struct {

@@ -96,7 +96,7 @@ func Run(ctx context.Context, command string, args []string, stdout, stderr io.W
 		return err
 	}
 	if c.dryRun {
-		return c.printDryRun(stdout, req)
+		return c.printDryRun(ctx, stdout, req)
 	}
 	switch command {
 	case "history":
@@ -162,6 +162,8 @@ type cmd struct {
 	// dry-run checks locations against; unchecked is what it could not.
 	artifactsBucket, account string
 	unchecked                []string
+	// dryPlatform is the platform submit --dry-run checked against.
+	dryPlatform *platform.Platform
 }
 
 func (c *cmd) common() {
@@ -343,6 +345,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 				return out, err
 			}
 			c.unchecked = v.Unchecked
+			c.dryPlatform = p
 		}
 		return out, nil
 	}
@@ -446,14 +449,20 @@ type DryRun struct {
 	// Unchecked lists what the check could not decide for want of a
 	// deployment fact ("field: why"); the function decides it.
 	Unchecked []string `json:"unchecked,omitempty"`
+	// Budgets are the team's budgets as the function's usage action
+	// reports them now, each with what it does to the class past 100%;
+	// BudgetsNotRead says why they are missing when the team has some.
+	Budgets        []contract.BudgetView `json:"budgets,omitempty"`
+	BudgetsNotRead string                `json:"budgetsNotRead,omitempty"`
 }
 
-func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
+func (c *cmd) printDryRun(ctx context.Context, w io.Writer, req contract.Request) error {
 	name, err := c.functionName()
 	if err != nil {
 		return err
 	}
 	d := DryRun{DryRun: true, Function: name, Qualifier: c.qualifier(), Request: req, Unchecked: c.unchecked}
+	d.Budgets, d.BudgetsNotRead = c.dryRunBudgets(ctx, req)
 	if c.output == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -472,8 +481,10 @@ func (c *cmd) printDryRun(w io.Writer, req contract.Request) error {
 			fmt.Fprintf(w, "  - %s\n", u)
 		}
 	}
-	_, err = fmt.Fprintf(w, "would invoke %s with:\n%s\n", qualified(name, c.qualifier()), b)
-	return err
+	if _, err = fmt.Fprintf(w, "would invoke %s with:\n%s\n", qualified(name, c.qualifier()), b); err != nil {
+		return err
+	}
+	return printDryRunBudgets(w, req, d)
 }
 
 // qualifier is the alias of --class and --team, or "" (unqualified).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -167,10 +168,38 @@ func (c *cmd) printUsage(w io.Writer, r *contract.Response) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(u.Budgets) > 0 {
+		fmt.Fprintf(w, "\nBudgets now\n\n")
+		if err := printBudgets(w, u.Budgets); err != nil {
+			return err
+		}
+	}
 	if u.Note != "" {
 		fmt.Fprintf(w, "\nNote: %s\n", u.Note)
 	}
 	return nil
+}
+
+// printBudgets prints budgets as a table, the same for trainq usage and
+// submit --dry-run: used, limit and forecast in the budget's unit, and when
+// it resets; ACTION (a submission's class past 100%) when any is set.
+func printBudgets(w io.Writer, budgets []contract.BudgetView) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	withAction := slices.ContainsFunc(budgets, func(b contract.BudgetView) bool { return b.Action != "" })
+	head := "TEAM\tBUDGET\tPERIOD\tUSED\tLIMIT\t%\tFORECAST\tUNIT\tRESETS"
+	if withAction {
+		head += "\tPAST 100%"
+	}
+	fmt.Fprintln(tw, head)
+	n := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, b := range budgets {
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s", b.Team, b.Budget, b.Period, n(b.Used), n(b.Limit), b.Percent, n(b.Forecast), b.Unit, b.Resets)
+		if withAction {
+			line += "\t" + b.Action
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
 }
 
 func wait(s int64, n int) string {

@@ -16,17 +16,25 @@ const (
 	// KindUpstream: AWS Batch failed or refused the call for a reason that is
 	// not the request's (server errors, timeouts, permissions).
 	KindUpstream Kind = "UpstreamError"
+	// KindOverBudget: the team has used a budget whose action for the
+	// class is refuse (platform teams[].budgets). The message names the
+	// budget, what is used, the limit and when it resets.
+	KindOverBudget Kind = "OverBudget"
 )
 
 // Kinds lists every error kind, in a fixed order. Whatever lists or alarms
 // on kinds (the dashboard, the alarms) iterates it, so that a new kind
 // cannot be missed.
-func Kinds() []Kind { return []Kind{KindValidation, KindForbidden, KindThrottled, KindUpstream} }
+func Kinds() []Kind {
+	return []Kind{KindValidation, KindForbidden, KindThrottled, KindUpstream, KindOverBudget}
+}
 
 // CallersMistake reports whether an error of kind k is the caller's to fix
-// (ValidationError, Forbidden) rather than the platform's or AWS's
+// (ValidationError, Forbidden, OverBudget) rather than the platform's or AWS's
 // (Throttled, UpstreamError), which on-call is paged for.
-func (k Kind) CallersMistake() bool { return k == KindValidation || k == KindForbidden }
+func (k Kind) CallersMistake() bool {
+	return k == KindValidation || k == KindForbidden || k == KindOverBudget
+}
 
 // FunctionError is the answer of a failed invocation as Lambda encodes it.
 type FunctionError struct {

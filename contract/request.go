@@ -21,7 +21,7 @@ const (
 
 // Actions lists every action, the default (submit) first.
 func Actions() []string {
-	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue, ActionUsage, ActionHistory, ActionExport}
+	return []string{ActionSubmit, ActionDescribe, ActionCancel, ActionReprioritize, ActionQueue, ActionUsage, ActionHistory, ActionExport, ActionBudgets}
 }
 
 // Request is what callers send to the submission function. Field names are
@@ -114,6 +114,12 @@ type Response struct {
 	// (ledger.go).
 	History *HistoryView `json:"history,omitempty"`
 	Trace   *TraceView   `json:"trace,omitempty"`
+	// Budgets are, in a submission's answer, the team's budgets that count
+	// the job's instance type (budget.go); BudgetAction what they did to
+	// it past 100% (alarm or lower-priority: a refused job gets an
+	// OverBudget error instead).
+	Budgets      []BudgetView `json:"budgets,omitempty"`
+	BudgetAction string       `json:"budgetAction,omitempty"`
 }
 
 // Limits of a request.

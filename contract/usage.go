@@ -36,6 +36,9 @@ type UsageView struct {
 	Priced bool `json:"priced"`
 	// Note says what the answer left out.
 	Note string `json:"note,omitempty"`
+	// Budgets are every team's budgets (platform teams[].budgets) now,
+	// whatever the window: the figures a submission's answer shows.
+	Budgets []BudgetView `json:"budgets,omitempty"`
 }
 
 // UsageRow is one team's usage of one instance type by one class in one

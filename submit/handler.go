@@ -393,9 +393,11 @@ func (h *Handler) handle(ctx context.Context, caller Caller, req contract.Reques
 		return h.jobHistory(ctx, caller, req)
 	case contract.ActionExport:
 		return h.traceExport(ctx, caller, req)
+	case contract.ActionBudgets:
+		return h.budgets(ctx, req)
 	}
 	var ps problems
-	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize, queue, usage, history or export")
+	ps.Add("action", req.Action, "submit (the default), describe, cancel, reprioritize, queue, usage, history, export or budgets")
 	return nil, invalid(ps)
 }
 

@@ -59,7 +59,16 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		return nil, invalid(ps)
 	}
 
-	sp := pl.class.SchedulingPriority(pl.priority)
+	// The team's budgets, read after the replay check: a job already
+	// accepted is answered whatever its budget says since.
+	dec, err := h.budgetDecision(calls, pl.team, pl.class.Name, instanceType, h.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	if dec.Refused() {
+		return nil, &Error{Kind: contract.KindOverBudget, Message: fmt.Sprintf("refused: %s; class %s's action past 100%% is refuse", dec.By, pl.class.Name)}
+	}
+	sp := dec.SchedulingPriority(pl.class, pl.priority)
 	tags := pl.tags
 	tags[contract.TagTeam] = pl.team.Name
 	tags[contract.TagClass] = pl.class.Name
@@ -92,6 +101,10 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		Class:              pl.class.Name,
 		SchedulingPriority: sp,
 		InstanceType:       instanceType,
+		BudgetAction:       string(dec.Action),
+	}
+	if len(dec.Budgets) > 0 {
+		resp.Budgets = budgetViews(dec.Budgets, classAction(pl.team, pl.class.Name))
 	}
 	out, err := h.cfg.Batch.SubmitServiceJob(calls, in, callOpts(calls)...)
 	if err != nil {
@@ -118,7 +131,7 @@ func (h *Handler) submit(ctx context.Context, caller Caller, req contract.Reques
 		resp.JobName = n
 	}
 	h.log.Info("submitted", "jobName", resp.JobName, "jobId", resp.JobID, "class", resp.Class, "team", resp.Team,
-		"schedulingPriority", sp, "instanceType", instanceType)
+		"schedulingPriority", sp, "instanceType", instanceType, "budgetAction", dec.Action)
 	return resp, nil
 }
 

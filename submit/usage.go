@@ -44,7 +44,11 @@ func (h *Handler) usage(ctx context.Context, req contract.Request) (*contract.Re
 	if err != nil {
 		return nil, &Error{Kind: contract.KindUpstream, Message: "usage: the job ledger could not be read", Err: err}
 	}
-	return &contract.Response{Usage: usageView(r, h.cfg.Platform.Ledger.HourlyPrices)}, nil
+	view := usageView(r, h.cfg.Platform.Ledger.HourlyPrices)
+	if view.Budgets, err = h.teamBudgets(ctx, now); err != nil {
+		return nil, &Error{Kind: contract.KindUpstream, Message: "usage: the budgets could not be read from the job ledger", Err: err}
+	}
+	return &contract.Response{Usage: view}, nil
 }
 
 // window reads a ledger read's since and until (default the 30 days
