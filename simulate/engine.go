@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
@@ -63,6 +64,10 @@ type Options struct {
 	// Jobs, when set, receives each job's record the moment the job ends
 	// (completed or failed), in that order; an error stops the run.
 	Jobs func(JobRecord) error
+	// Epoch is the moment of the trace's second 0, which places the
+	// calendar months of the platform's budgets. Default: 1970-01-01
+	// 00:00 UTC (submit_s as Unix seconds).
+	Epoch time.Time
 }
 
 // Observer sees each state change of a run as it happens, with a view of the
@@ -234,6 +239,8 @@ type engine struct {
 	err     error
 	// begun is set when the run began before the loop (RunFrom).
 	begun bool
+	// budgets are the platform's teams' budgets (budget.go).
+	budgets budgets
 }
 
 // Run replays src against p and returns what happened. It reads src once, in
@@ -261,6 +268,7 @@ func newEngine(p *platform.Platform, opts Options) *engine {
 	e := &engine{p: p, opts: opts, policy: opts.Policy, mode: p.Scheduling.Mode,
 		typeIdx: map[string]int{}, classIx: map[string]int{}}
 	e.ends.jobs = &e.jobs
+	e.budgets = newBudgets(p, opts.Policy, opts.Epoch)
 	e.fifo.fifo = true
 	e.fifo.jobs = &e.jobs
 	e.types = p.InstanceTypes()
@@ -480,6 +488,16 @@ func (e *engine) submit(tj trace.Job) error {
 	if prio == trace.NoPriority {
 		prio = platform.DefaultRequestPriority
 	}
+	sp := e.classes[ci].SchedulingPriority(prio)
+	if e.budgets.on {
+		// The team's budgets, as the submission function applies them.
+		d := e.budgetDecision(si, ci, ti)
+		if d.Refused() {
+			e.stats.refused++
+			return nil
+		}
+		sp = d.SchedulingPriority(e.classes[ci], prio)
+	}
 	var idx int32
 	if n := len(e.free); n > 0 {
 		idx = e.free[n-1]
@@ -488,7 +506,6 @@ func (e *engine) submit(tj trace.Job) error {
 		e.jobs = append(e.jobs, job{})
 		idx = int32(len(e.jobs) - 1)
 	}
-	sp := e.classes[ci].SchedulingPriority(prio)
 	keep := e.jobs[idx].keep[:0] // reuse the slot's buffer
 	e.jobs[idx] = job{id: tj.ID, submit: tj.Submit, qsubmit: tj.Submit, duration: tj.Duration, remaining: tj.Duration,
 		order: e.order, prio: int32(sp), rank: e.rankOf[sp], k: int32(tj.Instances), endPos: -1, qpos: -1, rrBucket: -1,
@@ -585,6 +602,9 @@ func (e *engine) stop(idx int32, outcome attemptOutcome) {
 	e.jobs[last].runIdx = j.runIdx
 	e.running[s][t] = r[:len(r)-1]
 	d := e.now - j.start
+	if e.budgets.on {
+		e.budgetEnded(j)
+	}
 	j.runTotal += d
 	var keep int64
 	if outcome != attemptCompleted {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -100,6 +101,7 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 			each("utilization "+name, cell(func(ts TypeStats) string { return pct(ts.Utilization) })),
 			each("peak "+name, cell(func(ts TypeStats) string { return fmt.Sprintf("%d/%d", ts.PeakInstances, ts.Instances) })))
 	}
+	budgeted := slices.ContainsFunc(r.Runs, func(x *Result) bool { return len(x.Budgets) > 0 })
 	groups := func(grs []groupRow, withPeak bool) []row {
 		var out []row
 		for _, gr := range grs {
@@ -129,6 +131,10 @@ func summaryRows(r *Report) (runs []row, classes []row, teams []row) {
 				each(name+" moves", cell(func(g GroupStats) string { return fmt.Sprint(g.Moves) })))
 			if withPeak {
 				out = append(out, each(name+" peak instances", cell(func(g GroupStats) string { return fmt.Sprint(g.PeakInstances) })))
+			}
+			if withPeak && budgeted {
+				// With budgets, what each team ran, beside what the budget held.
+				out = append(out, each(name+" instance-hours", cell(func(g GroupStats) string { return instanceHours(g.InstanceSeconds.Busy) })))
 			}
 		}
 		return out
@@ -300,6 +306,17 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 		for _, fl := range res.Failures {
 			fmt.Fprintf(bw, "%s: %d jobs failed: %s\n", res.Label, fl.Jobs, fl.Reason)
+		}
+		if res.BudgetRefused > 0 {
+			fmt.Fprintf(bw, "%s: %d jobs refused by budgets (never run)\n", res.Label, res.BudgetRefused)
+		}
+		for _, b := range res.Budgets {
+			fmt.Fprintf(bw, "%s: budget %s of team %s (%s, %s %s): %d accepted, %d alarmed, %d lowered, %d refused\n", res.Label, b.Budget, b.Team,
+				b.Period, strconv.FormatFloat(b.Limit, 'f', -1, 64), b.Unit, b.Accepted, b.Alarmed, b.Lowered, b.Refused)
+			for _, pd := range b.Periods {
+				fmt.Fprintf(bw, "%s:   %s to %s used %s, %s over\n", res.Label, pd.Since, pd.Until,
+					strconv.FormatFloat(pd.Used, 'f', -1, 64), strconv.FormatFloat(pd.Over, 'f', -1, 64))
+			}
 		}
 	}
 	if err := bw.Flush(); err != nil {

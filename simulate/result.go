@@ -52,6 +52,11 @@ type Result struct {
 	Failures      []Failure    `json:"failures"`
 	// Settings are the re-routing and checkpoint settings the run used.
 	Settings Settings `json:"settings"`
+	// BudgetRefused counts the submissions the teams' budgets refused
+	// (they never enter the run: Jobs does not count them); Budgets are
+	// each budget's figures (budget.go). None without budgets.
+	BudgetRefused int            `json:"budgetRefused,omitempty"`
+	Budgets       []BudgetResult `json:"budgets,omitempty"`
 
 	series     *Series
 	classWaits []*Hist
@@ -226,14 +231,16 @@ type group struct {
 }
 
 type collector struct {
-	types     []string
-	classes   []group
-	teams     []group
-	typeWork  []Work
-	typePeak  []int
-	failures  map[string]int
-	start     int64
-	end       int64
+	types    []string
+	classes  []group
+	teams    []group
+	typeWork []Work
+	typePeak []int
+	failures map[string]int
+	start    int64
+	end      int64
+	// refused counts submissions the budgets refused.
+	refused   int
 	started   bool
 	classWait []int
 	series    Series
@@ -389,6 +396,7 @@ func (c *collector) result(e *engine) *Result {
 	if e.policy == PolicyFIFO {
 		r.Policy = string(PolicyFIFO)
 	}
+	r.BudgetRefused, r.Budgets = c.refused, e.budgetResults(c.end)
 	span := r.MakespanSeconds
 	for t, it := range c.types {
 		w := c.typeWork[t]

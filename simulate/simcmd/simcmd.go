@@ -40,6 +40,7 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	jobsFile := fs.String("jobs", "", "CSV file to write one row per job and run into")
 	noProgress := fs.Bool("no-progress", false, "never show a progress bar")
 	progress := fs.Bool("progress", false, "show a progress bar on stderr even when it is not a terminal")
+	epoch := fs.String("epoch", "1970-01-01T00:00:00Z", "the moment of the trace's second 0 (RFC 3339), which places the calendar months of the platform's budgets")
 	alarmNoise := fs.Bool("alarms", false, "also evaluate each platform's alarm rules over the metrics its run would write, and print how often each would page or ticket")
 	help := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: trainq simulate --trace FILE [--platform FILE]... [--output table|json] [--report DIR] [--jobs FILE]\n\n"+
@@ -64,6 +65,10 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	}
 	if *output != "table" && *output != "json" {
 		return cli.Usagef("--output: got %q, want table or json", *output)
+	}
+	at, err := time.Parse(time.RFC3339, *epoch)
+	if err != nil {
+		return cli.Usagef("--epoch: got %q, want an RFC 3339 time (2026-11-01T00:00:00Z)", *epoch)
 	}
 	runs, err := plan(platformFiles)
 	if err != nil {
@@ -96,7 +101,7 @@ func SimulateFrom(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	rep := &simulate.Report{Schema: simulate.Schema, Trace: src.name}
 	var noise []*simulate.AlarmNoise
 	for i, r := range runs {
-		opts := simulate.Options{Policy: r.policy}
+		opts := simulate.Options{Policy: r.policy, Epoch: at}
 		var recorder *simulate.AlarmRecorder
 		if *alarmNoise && r.policy == simulate.PolicyPlatform {
 			recorder = simulate.NewAlarmRecorder(r.p)
