@@ -30,7 +30,7 @@ func TestBudgetsActAtTheSubmission(t *testing.T) {
 	p := quotaPlatform(t, 4, budgetTeam("10"))
 	const h = 3600
 	jobs := []trace.Job{
-		j("s1", 0, 3*h, 2, "sweep", "a"),  // 0 used: accepted; runs 0-3 h: 6
+		j("s1", 0, 3*h, 2, "sweep", "a"),   // 0 used: accepted; runs 0-3 h: 6
 		j("s2", 1*h, 3*h, 2, "sweep", "a"), // 2 × 1 h = 2 used: accepted; runs 1-4 h: 6
 		// At 3 h: s1's 6 + s2's 2 × 2 h = 10 of 10: used.
 		j("s3", 3*h, 1*h, 1, "sweep", "a"),    // refused
