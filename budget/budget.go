@@ -16,6 +16,7 @@
 package budget
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -193,6 +194,39 @@ func Used(team string, b platform.Budget, prices map[string]float64, runs []show
 		}
 	}
 	return used / msPerHour
+}
+
+// Reached is the moment from which team's runs had used all of budget b in
+// [from, to] (Used reached the limit), and false when they never did.
+func Reached(team string, b platform.Budget, prices map[string]float64, runs []showback.Interval, from, to time.Time) (time.Time, bool) {
+	lo, hi := from.UnixMilli(), to.UnixMilli()
+	type edge struct {
+		at   int64
+		rate float64
+	}
+	var edges []edge
+	for _, r := range runs {
+		w := b.Weight(r.InstanceType, prices)
+		if r.Team != team || w <= 0 || r.Instances <= 0 {
+			continue
+		}
+		if start, end := max(r.Start, lo), min(r.End, hi); end > start {
+			rate := w * float64(r.Instances)
+			edges = append(edges, edge{start, rate}, edge{end, -rate})
+		}
+	}
+	slices.SortFunc(edges, func(a, c edge) int { return cmp.Compare(a.at, c.at) })
+	limit := b.Limit() * msPerHour
+	used, rate, at := 0.0, 0.0, lo
+	for _, e := range edges {
+		if rate > 0 && used+rate*float64(e.at-at) >= limit {
+			return time.UnixMilli(at + int64(math.Ceil((limit-used)/rate))).UTC(), true
+		}
+		used += rate * float64(e.at-at)
+		rate += e.rate
+		at = e.at
+	}
+	return time.Time{}, false
 }
 
 // Decision is what a submission of one (class, team) on one instance type

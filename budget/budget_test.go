@@ -238,3 +238,18 @@ func TestTheAnswerNamesTheBudget(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestReachedIsWhenTheUsageCrossesTheLimit(t *testing.T) {
+	b := platform.Budget{Name: "p5", InstanceHours: 10, InstanceType: p5, Period: platform.PeriodMonth}
+	runs := []showback.Interval{ran("r", p5, 2, at(1, 0), at(1, 10)), ran("r", p5, 2, at(1, 2), at(1, 3))}
+	// 2 instances for 2 h = 4; then 4 instances: 6 more in 1.5 h, at
+	// 03:30 — but the second run ends at 03:00 (4 + 4 = 8), and 2 more at
+	// 2 an hour take 1 h: 04:00.
+	got, ok := Reached("r", b, nil, runs, at(1, 0), at(2, 0))
+	if want := at(1, 4); !ok || !got.Equal(want) {
+		t.Errorf("reached %s %v, want %s", got, ok, want)
+	}
+	if _, ok := Reached("r", b, nil, runs, at(1, 0), at(1, 3)); ok {
+		t.Error("reached by 03:00 with 8 of 10")
+	}
+}

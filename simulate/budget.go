@@ -44,6 +44,14 @@ type BudgetPeriod struct {
 	// Over is Used − the limit when positive: the jobs the budget could not
 	// stop (accepted before 100%, and running when it was reached).
 	Over float64 `json:"over"`
+	// Reached is when the team had used all of it (RFC 3339; "" never);
+	// HeldAfterSeconds how long after that the team's counted work in the
+	// period still ran (the jobs accepted before), to set beside
+	// LongestRunSeconds, the longest part of an attempt it counted in the
+	// period.
+	Reached           string `json:"reached,omitempty"`
+	HeldAfterSeconds  int64  `json:"heldAfterSeconds,omitempty"`
+	LongestRunSeconds int64  `json:"longestRunSeconds"`
 }
 
 // budgets models the platform's budgets in a run: each submission of a
@@ -195,15 +203,30 @@ func (e *engine) closeMonths(si int, runs []showback.Interval, now time.Time) {
 			if next.After(now) {
 				break
 			}
-			tb.results[k].add(tb.closed[k], next, budget.Used(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, tb.closed[k], next))
+			tb.results[k].add(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, tb.closed[k], next)
 			tb.closed[k] = next
 		}
 	}
 }
 
-func (r *BudgetResult) add(since, until time.Time, used float64) {
-	used = round4(used)
-	r.Periods = append(r.Periods, BudgetPeriod{Since: since.Format(time.RFC3339), Until: until.Format(time.RFC3339), Used: used, Over: round4(max(0, used-r.Limit))})
+// add reports what team's runs used of b in [since, until].
+func (r *BudgetResult) add(team string, b platform.Budget, prices map[string]float64, runs []showback.Interval, since, until time.Time) {
+	used := round4(budget.Used(team, b, prices, runs, since, until))
+	pd := BudgetPeriod{Since: since.Format(time.RFC3339), Until: until.Format(time.RFC3339), Used: used, Over: round4(max(0, used-r.Limit))}
+	lo, hi := since.UnixMilli(), until.UnixMilli()
+	last := int64(0)
+	for _, run := range runs {
+		if run.Team != team || b.Weight(run.InstanceType, prices) <= 0 || run.End <= lo || run.Start >= hi {
+			continue
+		}
+		last = max(last, min(run.End, hi))
+		pd.LongestRunSeconds = max(pd.LongestRunSeconds, (min(run.End, hi)-max(run.Start, lo))/1000)
+	}
+	if at, ok := budget.Reached(team, b, prices, runs, since, until); ok {
+		pd.Reached = at.Format(time.RFC3339)
+		pd.HeldAfterSeconds = max(0, (last-at.UnixMilli())/1000)
+	}
+	r.Periods = append(r.Periods, pd)
 }
 
 // budgetResults closes the run's budgets at its end.
@@ -223,11 +246,15 @@ func (e *engine) budgetResults(end int64) []BudgetResult {
 		for k, b := range tb.budgets {
 			if b.Period == platform.PeriodMonth {
 				if until.After(tb.closed[k]) {
-					tb.results[k].add(tb.closed[k], until, budget.Used(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, tb.closed[k], until))
+					tb.results[k].add(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, tb.closed[k], until)
 				}
 				continue
 			}
-			tb.results[k].add(tb.first, until, max(tb.peak[k], budget.Evaluate(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, until).Used))
+			tb.results[k].add(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, tb.first, until)
+			p := &tb.results[k].Periods[len(tb.results[k].Periods)-1]
+			// A rolling window: the most it held at any submission.
+			p.Used = round4(max(tb.peak[k], budget.Evaluate(e.teamNames[si], b, e.p.Ledger.HourlyPrices, runs, until).Used))
+			p.Over = round4(max(0, p.Used-b.Limit()))
 		}
 		out = append(out, tb.results...)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -311,11 +310,14 @@ func WriteTable(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "%s: %d jobs refused by budgets (never run)\n", res.Label, res.BudgetRefused)
 		}
 		for _, b := range res.Budgets {
-			fmt.Fprintf(bw, "%s: budget %s of team %s (%s, %s %s): %d accepted, %d alarmed, %d lowered, %d refused\n", res.Label, b.Budget, b.Team,
-				b.Period, strconv.FormatFloat(b.Limit, 'f', -1, 64), b.Unit, b.Accepted, b.Alarmed, b.Lowered, b.Refused)
+			fmt.Fprintf(bw, "%s: budget %s of team %s (%s, %g %s): %d accepted, %d alarmed, %d lowered, %d refused\n", res.Label, b.Budget, b.Team,
+				b.Period, b.Limit, b.Unit, b.Accepted, b.Alarmed, b.Lowered, b.Refused)
 			for _, pd := range b.Periods {
-				fmt.Fprintf(bw, "%s:   %s to %s used %s, %s over\n", res.Label, pd.Since, pd.Until,
-					strconv.FormatFloat(pd.Used, 'f', -1, 64), strconv.FormatFloat(pd.Over, 'f', -1, 64))
+				reached := "never reached"
+				if pd.Reached != "" {
+					reached = fmt.Sprintf("reached %s, work ran %s after (longest attempt %s)", pd.Reached, Duration(pd.HeldAfterSeconds), Duration(pd.LongestRunSeconds))
+				}
+				fmt.Fprintf(bw, "%s:   %s to %s used %.1f, %.1f over; %s\n", res.Label, pd.Since, pd.Until, pd.Used, pd.Over, reached)
 			}
 		}
 	}
