@@ -36,6 +36,11 @@ type Ledger interface {
 	// dynamodb:Query on the table and its byEnd index (Store.Get,
 	// Store.Jobs).
 	GrantRead(grantee awsiam.IGrantable) awsiam.Grant
+	// GrantReconcile lets grantee complete open jobs from AWS Batch (the
+	// reconciling pass, package reconcile): dynamodb:Query on the byEnd
+	// index (its open jobs), and dynamodb:GetItem and dynamodb:PutItem on
+	// the table (Store.Record); no scan, no delete.
+	GrantReconcile(grantee awsiam.IGrantable) awsiam.Grant
 }
 
 type ledgerTable struct {
@@ -87,7 +92,15 @@ func (l *ledgerTable) GrantRecord(grantee awsiam.IGrantable) awsiam.Grant {
 	return l.grant(grantee, []*string{l.table.TableArn()}, "dynamodb:GetItem", "dynamodb:PutItem")
 }
 
+func (l *ledgerTable) GrantReconcile(grantee awsiam.IGrantable) awsiam.Grant {
+	l.grant(grantee, []*string{l.index()}, "dynamodb:Query")
+	return l.GrantRecord(grantee)
+}
+
+func (l *ledgerTable) index() *string {
+	return awscdk.Fn_Join(jsii.String(""), &[]*string{l.table.TableArn(), jsii.String("/index/" + ledger.IndexByEnd)})
+}
+
 func (l *ledgerTable) GrantRead(grantee awsiam.IGrantable) awsiam.Grant {
-	index := awscdk.Fn_Join(jsii.String(""), &[]*string{l.table.TableArn(), jsii.String("/index/" + ledger.IndexByEnd)})
-	return l.grant(grantee, []*string{l.table.TableArn(), index}, "dynamodb:GetItem", "dynamodb:Query")
+	return l.grant(grantee, []*string{l.table.TableArn(), l.index()}, "dynamodb:GetItem", "dynamodb:Query")
 }

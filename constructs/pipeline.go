@@ -34,8 +34,9 @@ type MonitoringPipelineProps struct {
 	// PollerPackage during synthesis, from trainq's own module.
 	ObserverCode, PollerCode awslambda.Code
 	// Ledger is the job ledger the observer records every job's state
-	// changes in (GrantRecord only). Default: none, and the observer keeps
-	// no history.
+	// changes in (GrantRecord), and the poller's reconciling pass
+	// completes from AWS Batch every 15 minutes (GrantReconcile). Default:
+	// none, and the observer keeps no history.
 	Ledger Ledger
 }
 
@@ -168,6 +169,13 @@ func NewMonitoringPipeline(scope constructs.Construct, id string, props *Monitor
 	})
 	m.poller = poll.fn
 	grantPollerPermissions(poll, props.Queue)
+	if props.Ledger != nil {
+		// The reconciling pass (package reconcile): every 15 minutes the
+		// poller completes open jobs whose events were lost from
+		// DescribeServiceJob.
+		poll.fn.AddEnvironment(jsii.String(contract.EnvLedgerTable), props.Ledger.Table().TableName(), nil)
+		props.Ledger.GrantReconcile(poll.fn)
+	}
 	m.schedule = awsevents.NewRule(c, jsii.String("EveryMinute"), &awsevents.RuleProps{
 		Description: jsii.String("Polls the queue snapshot of " + queueName + " every minute"),
 		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Minutes(jsii.Number(1))),

@@ -302,5 +302,9 @@ func (j *Job) attemptTimedOut(a Attempt) bool {
 	return j.TimeoutSeconds > 0 && a.StoppedAt > 0 && a.StoppedAt-a.StartedAt >= int64(j.TimeoutSeconds)*1000
 }
 
+// LastSeen is the latest moment any observation of the job mentioned
+// (Unix ms): the moment of its status (Order).
+func (j *Job) LastSeen() int64 { return j.Seq % orderTerminal / 10 }
+
 // Ended reports whether the job has ended.
 func (j *Job) Ended() bool { return Terminal(j.Status) }

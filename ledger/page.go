@@ -46,12 +46,29 @@ func (s *Store) JobsPage(ctx context.Context, since, until time.Time, from strin
 	if until.Before(since) {
 		return "", fmt.Errorf("read jobs: until %s is before since %s", until.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339))
 	}
-	days := s.partitions(since)
+	lo, hi := since.UnixMilli(), until.UnixMilli()
+	return s.page(ctx, s.partitions(since), from, limit, maxCalls, func(j *Job) (bool, error) {
+		if j.CreatedAt > hi || j.EndedAt > 0 && j.EndedAt < lo {
+			return false, nil
+		}
+		return keep(j)
+	})
+}
+
+// OpenJobs calls keep with every job the ledger holds as not ended (the
+// OpenDay partition), at most maxCalls queries (0: no bound), and returns
+// the cursor of the rest ("" when all were read).
+func (s *Store) OpenJobs(ctx context.Context, from string, maxCalls int, keep func(*Job) (bool, error)) (string, error) {
+	return s.page(ctx, []string{OpenDay}, from, 0, maxCalls, keep)
+}
+
+// page reads the IndexByEnd partitions days from the cursor from, as
+// JobsPage says.
+func (s *Store) page(ctx context.Context, days []string, from string, limit, maxCalls int, keep func(*Job) (bool, error)) (string, error) {
 	at, start, err := parseCursor(from, days)
 	if err != nil {
 		return "", err
 	}
-	lo, hi := since.UnixMilli(), until.UnixMilli()
 	kept, calls := 0, 0
 	for ; at < len(days); at, start = at+1, nil {
 		day := days[at]
@@ -78,9 +95,6 @@ func (s *Store) JobsPage(ctx context.Context, since, until time.Time, from strin
 				j, _, err := decodeJob(item)
 				if err != nil {
 					return "", err
-				}
-				if j.CreatedAt > hi || j.EndedAt > 0 && j.EndedAt < lo {
-					continue
 				}
 				ok, err := keep(&j)
 				if err != nil {

@@ -93,6 +93,7 @@ var layers = map[string][]string{
 	"observe":                {"contract", "batchrules", "platform", "metrics", "ledger"},
 	"ledger":                 {"contract", "batchrules", "platform", "showback", "trace"},
 	"showback":               {},
+	"reconcile":              {"contract", "batchrules", "batchrules/batchsdk", "platform", "ledger"},
 	"budget":                 {"platform", "showback"},
 	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
 	"reroute":                {"contract", "door", "batchrules", "batchrules/batchsdk", "platform", "metrics", "moveplan"},
@@ -103,7 +104,7 @@ var layers = map[string][]string{
 	"bin/cdk":                {"stacks"},
 	"bin/submitter":          {"submit", "ledger", "contract", "platform"},
 	"bin/observer":           {"observe", "ledger", "contract", "platform"},
-	"bin/poller":             {"poll", "contract", "platform"},
+	"bin/poller":             {"poll", "reconcile", "ledger", "contract", "platform"},
 	"bin/rerouter":           {"reroute", "contract", "platform"},
 	"bin/trainq":             {"cli", "client", "simulate/simcmd", "contract", "platform", "plan"},
 }

@@ -567,9 +567,11 @@ const citeDynamoDBActions = "Service Authorization Reference, Actions, resources
 
 // ledgerFlows: the observer writes the ledger and nothing else of
 // DynamoDB; it reads only the item it merges into (GetItem), never scans
-// or queries; the submission function only reads it (callers reach the
-// ledger through its authorization); no other function of the pipeline, no
-// execution role and no declared submitter reads the table directly.
+// or queries; the poller's reconciling pass reads the open jobs (the
+// index) and records jobs like the observer, nothing else; the submission
+// function only reads it (callers reach the ledger through its
+// authorization); no execution role and no declared submitter reads the
+// table directly.
 func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 	table := d.attr(t, "AWS::DynamoDB::Table", "Ledger", "Arn")
 	index := table + "/index/" + ledger.IndexByEnd
@@ -590,8 +592,14 @@ func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the submission function reads a ledger item", principal: submitter, action: "dynamodb:GetItem", resource: table, want: allowed, cite: citeDynamoDBActions},
 		{name: "the submission function cannot write the ledger", principal: submitter, action: "dynamodb:PutItem", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the submission function cannot scan the ledger", principal: submitter, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
-		{name: "the poller cannot read the ledger", principal: poller, action: "dynamodb:GetItem", resource: table, want: denied, cite: citeEvaluation},
-		{name: "the poller cannot query the ledger", principal: poller, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
+		// The poller's reconciling pass reads the open jobs and records
+		// what DescribeServiceJob says, by the observer's merge.
+		{name: "the poller's reconciling pass reads the open jobs", principal: poller, action: "dynamodb:Query", resource: index, want: allowed, cite: citeDynamoDBActions},
+		{name: "the poller's reconciling pass records a job", principal: poller, action: "dynamodb:PutItem", resource: table, want: allowed, cite: citeDynamoDBActions},
+		{name: "the poller cannot scan the ledger", principal: poller, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the poller cannot query the ledger's table", principal: poller, action: "dynamodb:Query", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the poller cannot delete ledger items", principal: poller, action: "dynamodb:DeleteItem", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the poller cannot write another table", principal: poller, action: "dynamodb:PutItem", resource: otherTable, want: denied, cite: citeEvaluation},
 		{name: "a job's execution role cannot read the ledger", principal: execRole, action: "dynamodb:Query", resource: index, want: denied, cite: citeEvaluation},
 		{name: "a job's execution role cannot write the ledger", principal: execRole, action: "dynamodb:PutItem", resource: table, want: denied, cite: citeEvaluation},
 	}

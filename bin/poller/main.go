@@ -5,14 +5,17 @@
 //
 // Environment: TRAINQ_PLATFORM_FILE (default platform.json in
 // $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the job
-// queue ARN; default the platform's queue name) and the AWS SDK's usual
-// variables.
+// queue ARN; default the platform's queue name), TRAINQ_LEDGER_TABLE (the
+// job ledger: every 15 minutes the run also makes package reconcile's pass,
+// which completes open jobs whose events were lost; unset: no pass) and the
+// AWS SDK's usual variables.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -20,10 +23,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/poll"
+	"github.com/trainq/trainq/reconcile"
 )
 
 func main() {
@@ -46,17 +52,43 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("load AWS config: %w", err)
 	}
+	client := poll.NewBatchClient(cfg, poll.DefaultRetryPolicy)
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	poller, err := poll.NewPoller(poll.PollerConfig{
 		Platform: p,
 		Queue:    os.Getenv(contract.EnvJobQueue),
-		Batch:    poll.NewBatchClient(cfg, poll.DefaultRetryPolicy),
+		Batch:    client,
 		Now:      time.Now,
 		Out:      os.Stdout,
-		Log:      slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Log:      log,
 	})
 	if err != nil {
 		return err
 	}
-	lambda.Start(poller.Handle)
+	table := os.Getenv(contract.EnvLedgerTable)
+	if table == "" {
+		lambda.Start(poller.Handle)
+		return nil
+	}
+	store, err := ledger.NewStore(dynamodb.NewFromConfig(cfg), table, p.LedgerRetention(), time.Now)
+	if err != nil {
+		return err
+	}
+	pass := reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: time.Now}
+	lambda.Start(func(ctx context.Context, payload json.RawMessage) (poll.Answer, error) {
+		due := pass.Due(time.Now())
+		answer, err := poller.Handle(ctx, payload)
+		if due {
+			// The metrics come first; a failed pass is logged and the next
+			// one (15 minutes later) reads the open jobs again.
+			sum, rerr := reconcile.Run(ctx, pass)
+			if rerr != nil {
+				log.Error("reconciling pass", "error", rerr.Error(), "summary", sum)
+			} else {
+				log.Info("reconciling pass", "summary", sum)
+			}
+		}
+		return answer, err
+	})
 	return nil
 }

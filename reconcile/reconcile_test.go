@@ -1,0 +1,257 @@
+package reconcile_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trainq/trainq/batchrules/batchsdk"
+	"github.com/trainq/trainq/internal/batchevents"
+	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/dynamotest"
+	"github.com/trainq/trainq/ledger"
+	"github.com/trainq/trainq/observe"
+	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/reconcile"
+)
+
+const queue = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+
+var local *dynamotest.Server
+
+func TestMain(m *testing.M) {
+	s, err := dynamotest.Start(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start a local DynamoDB:", err)
+		os.Exit(1)
+	}
+	local = s
+	code := m.Run()
+	s.Close()
+	os.Exit(code)
+}
+
+var tables int
+
+func newStore(t *testing.T, now time.Time) *ledger.Store {
+	t.Helper()
+	tables++
+	name := fmt.Sprintf("reconcile-%d", tables)
+	if err := local.CreateTable(context.Background(), ledger.CreateTableInput(name)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ledger.NewStore(local.Client(), name, 0, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// batchOf is a fake Batch endpoint that describes each job as the detail
+// of its event in now says (DescribeServiceJob's answer is the event
+// detail with tags and the request: the Batch events reference), and
+// answers ClientException for any other job, as Batch does for a job past
+// its retention.
+func batchOf(t *testing.T, now map[string][]byte) (*batchtest.Server, reconcile.Describer) {
+	t.Helper()
+	details := map[string]json.RawMessage{}
+	for id, ev := range now {
+		var e struct{ Detail json.RawMessage }
+		if err := json.Unmarshal(ev, &e); err != nil {
+			t.Fatal(err)
+		}
+		details[id] = e.Detail
+	}
+	fake := batchtest.New(0)
+	t.Cleanup(fake.Close)
+	fake.Handle("DescribeServiceJob", func(body []byte) (int, any) {
+		var in struct {
+			JobID string `json:"jobId"`
+		}
+		_ = json.Unmarshal(body, &in)
+		d, ok := details[in.JobID]
+		if !ok {
+			return batchtest.Error(400, "ClientException", "Job "+in.JobID+" not found")
+		}
+		return 200, d
+	})
+	client := batchsdk.NewClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+		BaseEndpoint: aws.String(fake.URL)}, batchsdk.RetryPolicy{MaxAttempts: 1})
+	return fake, client
+}
+
+func id(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-000000000000", n) }
+
+// record feeds events to an observer writing s.
+func record(t *testing.T, s *ledger.Store, now time.Time, events [][]byte) {
+	t.Helper()
+	obs, err := observe.NewObserver(platform.Default(), queue, func() time.Time { return now }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.SetLedger(s)
+	for _, e := range events {
+		if _, err := obs.Invoke(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAPassCompletesJobsWhoseEventsWereLost: jobs whose later events never
+// reached the observer end up as the whole stream of their events would
+// have left them; a job Batch no longer knows stays open; a job seen
+// within the grace is left to its events.
+func TestAPassCompletesJobsWhoseEventsWereLost(t *testing.T) {
+	ctx := context.Background()
+	const minute = int64(60_000)
+	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	now := time.UnixMilli(d0 + 600*minute) // 10 h
+	p := platform.Default()
+	research, _ := p.Class("research")
+	base := func(n int, name string) batchevents.Job {
+		return batchevents.Job{ID: id(n), Name: name, Queue: queue, Share: "search-ranking", Priority: research.SchedulingPriority(50),
+			InstanceType: "ml.p5.48xlarge", Instances: 4, CreatedAt: d0, TimeoutSeconds: 7200, PreemptionRetries: 20}
+	}
+	// a: preempted at 2 h, then completed 3 h-5 h; the observer saw it
+	// only up to its first RUNNING (events 1-4 of 9).
+	a := base(1, "a")
+	a.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 50*minute, StartedAt: d0 + 60*minute, StoppedAt: d0 + 120*minute, Preempted: true},
+		{ScheduledAt: d0 + 170*minute, StartedAt: d0 + 180*minute, StoppedAt: d0 + 300*minute}}
+	a.Succeeded = true
+	// b: ran its 2 h limit 1 h-3 h and failed; the observer saw only its
+	// RUNNABLE.
+	b := base(2, "b")
+	b.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 55*minute, StartedAt: d0 + 60*minute, StoppedAt: d0 + 180*minute}}
+	b.Reason = batchevents.ReasonTimedOut
+	// c: running since 1 h, every event seen.
+	c := base(3, "c")
+	c.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 55*minute, StartedAt: d0 + 60*minute}}
+	// d: submitted 5 min ago (within the 10-minute grace), RUNNABLE.
+	d := base(4, "d")
+	d.CreatedAt = now.UnixMilli() - 5*minute
+	// e: RUNNABLE since d0 in the ledger; Batch no longer knows it.
+	e := base(5, "e")
+
+	evA, evB, evC, evD := batchevents.Events(a), batchevents.Events(b), batchevents.Events(c), batchevents.Events(d)
+	cRunning := evC[:4] // RUNNABLE, SCHEDULED, STARTING, RUNNING: c's whole life so far
+	store := newStore(t, now)
+	record(t, store, now, slices.Concat(evA[:4], evB[:1], cRunning, evD[:1], batchevents.Events(e)[:1]))
+	// The reference: every event of the same lives, none lost.
+	whole := newStore(t, now)
+	record(t, whole, now, slices.Concat(evA, evB, cRunning))
+
+	// What Batch says now: a and b ended, c runs, d waits.
+	fake, client := batchOf(t, map[string][]byte{a.ID: evA[len(evA)-1], b.ID: evB[len(evB)-1], c.ID: cRunning[3], d.ID: evD[0]})
+	sum, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Five open jobs; d within the grace; a (running in the ledger)
+	// first, then b, c's and e's descriptions: a and b change, c adds
+	// nothing, e is gone.
+	want := reconcile.Summary{Open: 5, Stale: 4, Described: 4, Changed: 2, Gone: 1}
+	if sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	var described []string
+	for _, call := range fake.Calls("DescribeServiceJob") {
+		var in struct {
+			JobID string `json:"jobId"`
+		}
+		_ = json.Unmarshal(call.Body, &in)
+		described = append(described, in.JobID)
+	}
+	slices.Sort(described)
+	if want := []string{a.ID, b.ID, c.ID, e.ID}; !slices.Equal(described, want) {
+		t.Errorf("described %v, want a, b, c and e (%v), never d (seen within the grace)", described, want)
+	}
+	for _, j := range []batchevents.Job{a, b, c} {
+		got, _, err := store.Get(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _, err := whole.Get(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ref, got); diff != "" {
+			t.Errorf("job %s after the pass differs from its whole stream of events (-events +pass):\n%s", j.Name, diff)
+		}
+	}
+	// By hand: a succeeded at 5 h after a preempted attempt; b timed out
+	// (its attempt ran its 7,200 s limit) at 3 h; e stays open.
+	got, _, _ := store.Get(ctx, a.ID)
+	if got.Outcome() != ledger.OutcomeSucceeded || got.EndedAt != d0+300*minute || len(got.Attempts) != 2 || !got.Attempts[0].Preempted {
+		t.Errorf("a: %s ended %d with %+v, want succeeded at 5 h after a preempted attempt", got.Outcome(), got.EndedAt, got.Attempts)
+	}
+	got, _, _ = store.Get(ctx, b.ID)
+	if got.Outcome() != ledger.OutcomeTimedOut || got.EndedAt != d0+180*minute {
+		t.Errorf("b: %s ended %d, want timed-out at 3 h", got.Outcome(), got.EndedAt)
+	}
+	got, _, _ = store.Get(ctx, e.ID)
+	if got.Ended() {
+		t.Errorf("e: %s, want it left open (Batch no longer describes it)", got.Status)
+	}
+
+	// A second pass finds the same ledger and writes nothing new.
+	again, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Changed != 0 || again.Open != 3 {
+		t.Errorf("second pass %+v, want 3 open jobs (c, d, e) and nothing changed", again)
+	}
+}
+
+// TestPassesDescribeEveryWaitingJobInTurns: 25 stale waiting jobs and
+// room for 10 descriptions a pass: each pass describes at most 10, and
+// three consecutive passes (ceil(25/10)) describe every one.
+func TestPassesDescribeEveryWaitingJobInTurns(t *testing.T) {
+	ctx := context.Background()
+	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	now := time.UnixMilli(d0).Add(6 * time.Hour)
+	p := platform.Default()
+	sweep, _ := p.Class("sweep")
+	store := newStore(t, now)
+	lives := map[string][]byte{}
+	var events [][]byte
+	for n := range 25 {
+		j := batchevents.Job{ID: id(100 + n), Name: fmt.Sprintf("w%d", n), Queue: queue, Share: "search-research", Priority: sweep.SchedulingPriority(50),
+			InstanceType: "ml.p4d.24xlarge", Instances: 1, CreatedAt: d0 + int64(n)*1000}
+		lives[j.ID] = batchevents.Events(j)[0]
+		events = append(events, lives[j.ID])
+	}
+	record(t, store, now, events)
+	fake, client := batchOf(t, lives)
+	seen := map[string]bool{}
+	for pass := range 3 {
+		at := now.Add(time.Duration(pass) * reconcile.DefaultInterval)
+		before := len(fake.Calls("DescribeServiceJob"))
+		if _, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, MaxDescribes: 10, Now: func() time.Time { return at }}); err != nil {
+			t.Fatal(err)
+		}
+		calls := fake.Calls("DescribeServiceJob")[before:]
+		if len(calls) > 10 {
+			t.Errorf("pass %d made %d DescribeServiceJob calls, want at most 10", pass, len(calls))
+		}
+		for _, c := range calls {
+			var in struct {
+				JobID string `json:"jobId"`
+			}
+			_ = json.Unmarshal(c.Body, &in)
+			seen[in.JobID] = true
+		}
+	}
+	if len(seen) != 25 {
+		t.Errorf("three passes described %d of the 25 waiting jobs, want every one", len(seen))
+	}
+}
