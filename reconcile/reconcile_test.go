@@ -255,3 +255,32 @@ func TestPassesDescribeEveryWaitingJobInTurns(t *testing.T) {
 		t.Errorf("three passes described %d of the 25 waiting jobs, want every one", len(seen))
 	}
 }
+
+// TestThePassIsDueOncePerInterval: the poller runs every minute; the pass
+// runs in the first minute of each 15 (12:00, 12:15, ...), whatever the
+// second the run starts at.
+func TestThePassIsDueOncePerInterval(t *testing.T) {
+	c := reconcile.Config{}
+	day := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		at   time.Duration
+		want bool
+	}{
+		{30 * time.Second, true}, {59 * time.Second, true}, {time.Minute + 10*time.Second, false},
+		{14*time.Minute + 59*time.Second, false}, {15*time.Minute + 5*time.Second, true}, {16 * time.Minute, false},
+	} {
+		if got := c.Due(day.Add(tc.at)); got != tc.want {
+			t.Errorf("Due at 12:00 + %s = %v, want %v", tc.at, got, tc.want)
+		}
+	}
+	// Over a day of minute runs: 24 × 60 / 15 = 96 passes.
+	n := 0
+	for m := range 24 * 60 {
+		if c.Due(day.Add(time.Duration(m)*time.Minute + 17*time.Second)) {
+			n++
+		}
+	}
+	if n != 96 {
+		t.Errorf("%d passes a day, want 96", n)
+	}
+}
