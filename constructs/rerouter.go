@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -55,6 +56,13 @@ type RerouterProps struct {
 	// SageMaker only, and no other. A team not listed runs as the queue's
 	// ExecutionRole. Default: the queue's ExecutionRole for every team.
 	ExecutionRoles map[string]IExecutionRole
+	// ArtifactsBucket is the platform's artifacts bucket (the submitter's
+	// CheckpointBucket). The function never reads it: the door, which
+	// every replacement passes before it is submitted, checks the job's S3
+	// locations against the team's prefix of it, as the submission
+	// function does. Default: none (locations in a bucket named like it are
+	// unchecked, not refused).
+	ArtifactsBucket awss3.IBucket
 	// FunctionName names the function. Default: PlatformName + "-rerouter".
 	FunctionName string
 	// Code is prebuilt function code: a folder with bootstrap and
@@ -166,7 +174,7 @@ func NewRerouter(scope constructs.Construct, id string, props *RerouterProps) Re
 		pkg:                 RerouterPackage,
 		files:               files,
 		code:                props.Code,
-		environment:         map[string]*string{contract.EnvJobQueue: props.Queue.JobQueueArn()},
+		environment:         rerouterEnvironment(c, props, p),
 		timeout:             awscdk.Duration_Seconds(jsii.Number(rerouterTimeoutSeconds(every))),
 		memoryMB:            256,
 		retentionDays:       props.LogRetentionDays,
@@ -184,6 +192,19 @@ func NewRerouter(scope constructs.Construct, id string, props *RerouterProps) Re
 		})},
 	})
 	return r
+}
+
+// rerouterEnvironment is the function's environment: the queue, and what
+// its door needs to check a replacement as the submission function checks
+// a request (door.DeployedEnv): the artifacts bucket when there is one and
+// every team's execution role, as the submitter's environment has them.
+func rerouterEnvironment(c constructs.Construct, props *RerouterProps, p *platform.Platform) map[string]*string {
+	env := map[string]*string{contract.EnvJobQueue: props.Queue.JobQueueArn()}
+	if props.ArtifactsBucket != nil {
+		env[contract.EnvCheckpointBucket] = props.ArtifactsBucket.BucketName()
+	}
+	addExecutionRoleEnvironment(c, "trainq.Rerouter", env, props.Queue, props.ExecutionRoles, p)
+	return env
 }
 
 // withRerouting is p with the bounds given (nil: the defaults), and at

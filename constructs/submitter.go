@@ -284,23 +284,32 @@ func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *plat
 	if props.Ledger != nil {
 		env[contract.EnvLedgerTable] = props.Ledger.Table().TableName()
 	}
-	if len(props.ExecutionRoles) == 0 || p == nil {
-		env[contract.EnvExecutionRoleARN] = executionRoleArn(props.Queue)
-		return env
+	addExecutionRoleEnvironment(c, "trainq.Submitter", env, props.Queue, props.ExecutionRoles, p)
+	return env
+}
+
+// addExecutionRoleEnvironment adds to env the execution role of every
+// team: TRAINQ_EXECUTION_ROLE_ARNS, a JSON object, or, without roles, the
+// queue's role for all (TRAINQ_EXECUTION_ROLE_ARN). what names the
+// construct in validation errors.
+func addExecutionRoleEnvironment(c constructs.Construct, what string, env map[string]*string, queue ITrainingQueue, execRoles map[string]IExecutionRole, p *platform.Platform) {
+	if len(execRoles) == 0 || p == nil {
+		env[contract.EnvExecutionRoleARN] = executionRoleArn(queue)
+		return
 	}
 	roles := map[string]interface{}{}
 	for _, team := range p.TeamNames() {
-		if r := props.ExecutionRoles[team]; r != nil {
+		if r := execRoles[team]; r != nil {
 			roles[team] = r.RoleArn()
 		} else {
-			roles[team] = executionRoleArn(props.Queue)
+			roles[team] = executionRoleArn(queue)
 		}
 	}
-	for team, r := range props.ExecutionRoles {
+	for team, r := range execRoles {
 		if _, ok := p.Team(team); !ok {
-			addError(c, "trainq.Submitter: ExecutionRoles has team %q; want teams of the submitter (%s)", team, strings.Join(p.TeamNames(), ", "))
+			addError(c, "%s: ExecutionRoles has team %q; want teams of the platform (%s)", what, team, strings.Join(p.TeamNames(), ", "))
 		} else if r == nil {
-			addError(c, "trainq.Submitter: ExecutionRoles[%q] is nil; want an IExecutionRole", team)
+			addError(c, "%s: ExecutionRoles[%q] is nil; want an IExecutionRole", what, team)
 		}
 	}
 	// Lambda allows 4 KB of environment variables in all: a role ARN has at
@@ -310,10 +319,9 @@ func submitterEnvironment(c constructs.Construct, props *SubmitterProps, p *plat
 		size += len(team) + 95 + 6
 	}
 	if size > maxExecutionRoleEnvBytes {
-		addError(c, "trainq.Submitter: ExecutionRoles of %d teams may need %d bytes of TRAINQ_EXECUTION_ROLE_ARNS; want at most %d (Lambda's 4 KB of environment variables): use shorter team names or fewer teams per submitter", len(roles), size, maxExecutionRoleEnvBytes)
+		addError(c, "%s: ExecutionRoles of %d teams may need %d bytes of TRAINQ_EXECUTION_ROLE_ARNS; want at most %d (Lambda's 4 KB of environment variables): use shorter team names or fewer teams per function", what, len(roles), size, maxExecutionRoleEnvBytes)
 	}
 	env[contract.EnvExecutionRoleARNs] = awscdk.Stack_Of(c).ToJsonString(roles, nil)
-	return env
 }
 
 // teamNames are p's teams; none when p is nil (invalid props).

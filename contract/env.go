@@ -1,6 +1,13 @@
 package contract
 
-import "path/filepath"
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/platform"
+)
 
 // Environment variables the functions read at init (the constructs set
 // them).
@@ -60,4 +67,49 @@ type GrantedSubmitter struct {
 	RoleARN string `json:"roleArn"`
 	Class   string `json:"class"`
 	Team    string `json:"team"`
+}
+
+// ExecutionRoles reads, from a function's environment, the SageMaker
+// execution role of each of teams: its own in EnvExecutionRoleARNs, else
+// EnvExecutionRoleARN. It returns both as set and every problem, each
+// naming the variable, the value and what is allowed. The submission
+// function pins these roles; the re-router's door checks a moved job's
+// against them.
+func ExecutionRoles(getenv func(string) string, teams []string) (fallback string, byTeam map[string]string, errs []error) {
+	fallback = getenv(EnvExecutionRoleARN)
+	if v := getenv(EnvExecutionRoleARNs); v != "" {
+		if err := json.Unmarshal([]byte(v), &byTeam); err != nil {
+			errs = append(errs, fmt.Errorf("%s: got %q, want a JSON object of team name to execution role ARN: %w", EnvExecutionRoleARNs, Cut(v, MaxShownChars), err))
+		}
+		for team, arn := range byTeam {
+			if !batchrules.ValidRoleARN(arn) {
+				errs = append(errs, fmt.Errorf("%s: team %q got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", EnvExecutionRoleARNs, team, arn))
+			}
+		}
+	}
+	if byTeam == nil && !batchrules.ValidRoleARN(fallback) {
+		errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (or set %s)", EnvExecutionRoleARN, fallback, EnvExecutionRoleARNs))
+		return fallback, byTeam, errs
+	}
+	for _, team := range teams {
+		if _, own := byTeam[team]; !own && !batchrules.ValidRoleARN(fallback) {
+			errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (team %s has none in %s)", EnvExecutionRoleARN, fallback, team, EnvExecutionRoleARNs))
+			break
+		}
+	}
+	return fallback, byTeam, errs
+}
+
+// ArtifactsBucket reads EnvCheckpointBucket, the platform's artifacts
+// bucket: "" when unset, an error naming the variable when it is no
+// bucket name.
+func ArtifactsBucket(getenv func(string) string) (string, error) {
+	b := getenv(EnvCheckpointBucket)
+	if b == "" {
+		return "", nil
+	}
+	if loc, err := platform.ParseS3URI("s3://" + b + "/"); err != nil || loc.Bucket != b {
+		return b, fmt.Errorf("%s: got %q, want an S3 bucket name such as trainq-artifacts-123456789012 (3 to 63 lowercase letters, digits, '-' and '.'), or unset", EnvCheckpointBucket, Cut(b, MaxShownChars))
+	}
+	return b, nil
 }

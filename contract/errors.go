@@ -1,6 +1,8 @@
 package contract
 
-// Kind is the errorType of a failed invocation of the submission function.
+// Kind is the errorType of a failed invocation of a trainq function: the
+// submission function's answers, and the scheduled functions' (the poller,
+// the re-router), which fail only as UpstreamError.
 type Kind string
 
 const (

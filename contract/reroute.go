@@ -16,7 +16,8 @@ const (
 	// TagMove holds the re-router's decision to move the job it is on,
 	// written (TagResource) before the replacement is submitted:
 	// "<move>/<instance type>/<scheduling priority>/<Unix seconds>/<tags
-	// sum>". The replacement's request is built from the old job's fixed
+	// sum>", with "/refused" appended once the decision is closed (its
+	// request can never be sent). The replacement's request is built from the old job's fixed
 	// fields and this record alone, so every retry sends the identical
 	// request with the same clientToken. Only the re-router may write it
 	// (or TagReroutedFrom, TagMoves): a job carrying it is one the

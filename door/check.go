@@ -33,6 +33,26 @@ type Env struct {
 	ExecutionRoles map[string]string
 }
 
+// DeployedEnv is what a function of the platform stack knows for the
+// door: the artifacts bucket, the account and region of its job queue
+// (jobQueueARN) and each team's execution role, its own of roles, else
+// fallback. The submission function and the re-router both build their
+// Env with it, so that they check alike.
+func DeployedEnv(p *platform.Platform, jobQueueARN, artifactsBucket, fallback string, roles map[string]string) Env {
+	env := Env{ArtifactsBucket: artifactsBucket, ExecutionRoles: map[string]string{}}
+	if q, err := batchrules.ParseJobQueueARN(jobQueueARN); err == nil {
+		env.Account, env.Region = q.Account, q.Region
+	}
+	for _, t := range p.TeamNames() {
+		if r, ok := roles[t]; ok {
+			env.ExecutionRoles[t] = r
+		} else if fallback != "" {
+			env.ExecutionRoles[t] = fallback
+		}
+	}
+	return env
+}
+
 // Options says how Check reads a request.
 type Options struct {
 	// Class and Team are the class and team the request is checked as when

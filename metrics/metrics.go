@@ -217,9 +217,11 @@ const (
 	// training job runs twice until someone cancels one. It should never
 	// happen; it pages.
 	RefusedBothStarted = "BOTH_STARTED"
-	// RefusedRequest: the new job's request would exceed Batch's limits
-	// (a payload over 10 KiB with the new instance type, more than 50 tags
-	// with the lineage tags).
+	// RefusedRequest: the new job's request cannot be sent: the door
+	// refuses it (door.CheckPayload), it would exceed Batch's limits (a
+	// payload over 10 KiB with the new instance type, more than 50 tags
+	// with the lineage tags), or the old job's tags changed since the
+	// decision. Counted once, when the decision is closed.
 	RefusedRequest = "REQUEST"
 )
 

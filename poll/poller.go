@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
@@ -166,8 +167,11 @@ type Answer struct {
 func (p *Poller) Handle(ctx context.Context, _ json.RawMessage) (Answer, error) {
 	s, err := p.Poll(ctx)
 	if err != nil {
-		// What Batch answered is in the error: bounded, like every line.
-		return Answer{}, errors.New(contract.Cut(err.Error(), contract.MaxLoggedChars))
+		// Every error is a Batch call's: UpstreamError, as the submission
+		// function answers it (the Lambda library would answer any other
+		// error type with its Go type's name). What Batch answered is in
+		// the message: bounded, like every line.
+		return Answer{}, messages.InvokeResponse_Error{Type: string(contract.KindUpstream), Message: contract.Cut(err.Error(), contract.MaxLoggedChars)}
 	}
 	return Answer{RunnableJobs: s.Runnable, Undescribed: s.Undescribed, Records: s.Records, ListCalls: s.ListCalls, DescribeCalls: s.DescribeCalls}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/google/go-cmp/cmp"
@@ -347,6 +349,21 @@ func TestPollerFailsTheInvocationWhenDescribeIsRefused(t *testing.T) {
 		key("RunnableJobs", qd): got[key("RunnableJobs", qd)], key("OldestRunnableSeconds", qd): got[key("OldestRunnableSeconds", qd)],
 	}); diff != "" {
 		t.Errorf("queue backlog (-want +got):\n%s", diff)
+	}
+}
+
+// TestAFailedPollAnswersUpstreamError: a poll whose descriptions Batch
+// refuses fails the invocation with errorType UpstreamError
+// (contract.KindUpstream), not the name of a Go type.
+func TestAFailedPollAnswersUpstreamError(t *testing.T) {
+	f := newFakeBatch(t)
+	f.refuse("DescribeServiceJob", http.StatusBadRequest)
+	now := pollClock
+	var out bytes.Buffer
+	_, err := lambda.NewHandler(newPoller(t, f, &now, &out).Handle).Invoke(context.Background(), []byte(`{}`))
+	var answer messages.InvokeResponse_Error
+	if !errors.As(err, &answer) || answer.Type != "UpstreamError" || !strings.Contains(answer.Message, "describe service job") {
+		t.Errorf("answer %#v, want errorType UpstreamError naming describe service job", err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/platform"
 )
 
@@ -83,6 +84,12 @@ type Config struct {
 	Now func() time.Time
 	// Metrics receives the EMF lines. Required.
 	Metrics io.Writer
+	// Door is what the door knows of the deployment (door.DeployedEnv):
+	// the artifacts bucket, the queue's account and region and every
+	// team's execution role, as the submission function has them. Every
+	// replacement passes the door (door.CheckPayload) before it is
+	// submitted. Required: an execution role for every team.
+	Door door.Env
 	// Logger receives one line per move and per refusal; New bounds every
 	// string it is given (contract.BoundedLog). Default: discarded.
 	Logger *slog.Logger
@@ -105,11 +112,16 @@ type Settings struct {
 	Platform     *platform.Platform
 	PlatformFile string
 	JobQueue     string
+	// Door is what the door knows of the deployment, as the submission
+	// function's: the artifacts bucket (contract.EnvCheckpointBucket) and
+	// the teams' execution roles (contract.EnvExecutionRoleARNs,
+	// contract.EnvExecutionRoleARN).
+	Door door.Env
 }
 
 // LoadSettings reads the environment through getenv: the platform file
-// (contract.PlatformFile) and contract.EnvJobQueue, reporting every
-// problem at once.
+// (contract.PlatformFile), contract.EnvJobQueue, the teams' execution
+// roles and the artifacts bucket, reporting every problem at once.
 func LoadSettings(getenv func(string) string, executable string) (Settings, error) {
 	s := Settings{JobQueue: getenv(contract.EnvJobQueue), PlatformFile: contract.PlatformFile(getenv, executable)}
 	var errs []error
@@ -121,8 +133,19 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 	if !batchrules.ValidJobQueueARN(s.JobQueue) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", contract.EnvJobQueue, contract.Cut(s.JobQueue, contract.MaxShownChars)))
 	}
+	var teams []string
+	if p != nil {
+		teams = p.TeamNames()
+	}
+	fallback, roles, roleErrs := contract.ExecutionRoles(getenv, teams)
+	errs = append(errs, roleErrs...)
+	bucket, err := contract.ArtifactsBucket(getenv)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return s, fmt.Errorf("rerouter configuration: %w", errors.Join(errs...))
 	}
+	s.Door = door.DeployedEnv(p, s.JobQueue, bucket, fallback, roles)
 	return s, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/batchrules/batchsdk"
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
 )
@@ -29,6 +30,13 @@ import (
 // every recorded decision (converge): find or submit the replacement,
 // terminate the old job while it waits, or, if the old job started first,
 // end the replacement while it waits.
+//
+// A decision whose request cannot be sent — the door (door.CheckPayload)
+// refuses it, it exceeds Batch's limits, or the old job's tags changed
+// since — is closed: the record is written again marked refused, once,
+// and counted REQUEST once. A closed decision is never submitted and its
+// job never planned again; each run still looks for its replacement (an
+// earlier run may have submitted it) and finishes the move if it exists.
 
 // record is a decision to move a job.
 type record struct {
@@ -37,27 +45,47 @@ type record struct {
 	priority int32  // the replacement's scheduling priority
 	at       int64  // when it was decided, Unix seconds
 	tags     string // tagSum of the tags the replacement carries (carriedTags)
+	// refused: the decision is closed, its request never sent (the
+	// record's sixth field, refusedMark).
+	refused bool
 }
+
+// refusedMark is the sixth field of a closed decision's record.
+const refusedMark = "refused"
 
 // tagSumHex is how many hex digits of SHA-256 a record's tag sum keeps.
 const tagSumHex = 16
 
 // String is the record as contract.TagMove holds it:
-// "<move>/<type>/<priority>/<time>/<tags sum>".
+// "<move>/<type>/<priority>/<time>/<tags sum>", and "/refused" when the
+// decision is closed.
 func (r record) String() string {
+	s := r.decided()
+	if r.refused {
+		s += "/" + refusedMark
+	}
+	return s
+}
+
+// decided is the decision as it was first written (never marked
+// refused): what the replacement's clientToken derives from.
+func (r record) decided() string {
 	return strconv.Itoa(r.move) + "/" + r.to + "/" + strconv.Itoa(int(r.priority)) + "/" + strconv.FormatInt(r.at, 10) + "/" + r.tags
 }
 
 // parseRecord reads a contract.TagMove value back.
 func parseRecord(v string) (record, error) {
 	bad := func(what string) (record, error) {
-		return record{}, fmt.Errorf("%s %q: %s (want move/instance type/priority/Unix seconds/tags sum)", contract.TagMove, contract.Cut(v, contract.MaxShownChars), what)
+		return record{}, fmt.Errorf("%s %q: %s (want move/instance type/priority/Unix seconds/tags sum, and /%s when closed)", contract.TagMove, contract.Cut(v, contract.MaxShownChars), what, refusedMark)
 	}
 	f := strings.Split(v, "/")
+	var r record
+	if len(f) == 6 && f[5] == refusedMark {
+		f, r.refused = f[:5], true
+	}
 	if len(f) != 5 {
 		return bad("not five fields")
 	}
-	var r record
 	var err error
 	if r.move, err = strconv.Atoi(f[0]); err != nil || r.move < 1 || r.move > platform.MaxRerouteMoves {
 		return bad("no move number")
@@ -112,9 +140,10 @@ func tagSum(tags map[string]string) string {
 // retry strategy, timeout, preemption, tags at submission) with the
 // payload's instance type, the priority and the move number of rec, a name
 // and clientToken that derive from od's id and rec alone, and the lineage
-// tags. It refuses a decision whose request cannot be the one decided: the
-// carried tags changed since (someone tagged the old job).
-func (x *run) request(od *batch.DescribeServiceJobOutput, rec record) (*batch.SubmitServiceJobInput, error) {
+// tags. It refuses a decision whose request cannot be the one decided (the
+// carried tags changed since: someone tagged the old job) and one the door
+// refuses, as the submission function would (doorRefusal).
+func (x *run) request(j *job, od *batch.DescribeServiceJobOutput, rec record) (*batch.SubmitServiceJobInput, error) {
 	id := aws.ToString(od.JobId)
 	payload, err := withInstanceType(aws.ToString(od.ServiceRequestPayload), rec.to)
 	if err != nil {
@@ -122,6 +151,9 @@ func (x *run) request(od *batch.DescribeServiceJobOutput, rec record) (*batch.Su
 	}
 	if len(payload) > batchrules.MaxServiceRequestPayloadBytes {
 		return nil, fmt.Errorf("serviceRequestPayload: %d bytes on %s, at most %d allowed", len(payload), rec.to, batchrules.MaxServiceRequestPayloadBytes)
+	}
+	if v := door.CheckPayload(x.r.cfg.Platform, x.r.cfg.Door, j.team.Name, j.class.Name, payload); v.Refused() {
+		return nil, doorRefusal{v}
 	}
 	tags := carriedTags(od.Tags)
 	if sum := tagSum(tags); sum != rec.tags {
@@ -141,7 +173,7 @@ func (x *run) request(od *batch.DescribeServiceJobOutput, rec record) (*batch.Su
 		JobQueue:                aws.String(x.r.cfg.JobQueue),
 		ServiceJobType:          jobType,
 		ServiceRequestPayload:   aws.String(string(payload)),
-		ClientToken:             aws.String(MoveToken(id, rec.String())),
+		ClientToken:             aws.String(MoveToken(id, rec.decided())),
 		SchedulingPriority:      aws.Int32(rec.priority),
 		QuotaShareName:          od.QuotaShareName,
 		ShareIdentifier:         od.ShareIdentifier,
@@ -151,6 +183,12 @@ func (x *run) request(od *batch.DescribeServiceJobOutput, rec record) (*batch.Su
 		Tags:                    tags,
 	}, nil
 }
+
+// doorRefusal is the door's refusal of a replacement: the problems the
+// submission function would answer.
+type doorRefusal struct{ v *door.Verdict }
+
+func (e doorRefusal) Error() string { return "the door refuses the new job: " + e.v.Report() }
 
 // move makes one planned move: it reads the job again (the plan may have
 // read it from the cache), writes the decision on it if the job is still
@@ -187,12 +225,13 @@ func (x *run) move(dc decision) {
 		return
 	}
 	rec := record{move: j.moves + 1, to: dc.to, priority: aws.ToInt32(d.SchedulingPriority), at: x.r.cfg.Now().Unix(), tags: tagSum(carriedTags(d.Tags))}
-	if _, err := x.request(d, rec); err != nil {
-		x.refuse(metrics.RefusedRequest, j, "the new job's request is not one AWS Batch accepts", err)
-		return
-	}
 	if len(d.Tags) >= batchrules.MaxTags {
 		x.refuse(metrics.RefusedRequest, j, "the job has no room left for the decision's tag", fmt.Errorf("tags: %d, at most %d allowed", len(d.Tags)+1, batchrules.MaxTags))
+		return
+	}
+	if _, err := x.request(j, d, rec); err != nil {
+		// Decided once: the job is not planned again.
+		x.close(j, d, rec, err)
 		return
 	}
 	// The decision is durable before anything is submitted. The cache
@@ -331,8 +370,8 @@ func (x *run) converge(od *batch.DescribeServiceJobOutput) (live bool) {
 	carries := od.Status == types.ServiceJobStatusFailed && endedUnstarted(od) && !strings.HasPrefix(reason, contract.RerouteReasonPrefix)
 	submitted := false
 	if found == nil {
-		if !waits && !carries {
-			return isLive(od.Status) // it started or ended: nothing moves, the decision stays as it is
+		if rec.refused || !waits && !carries {
+			return isLive(od.Status) // closed, started or ended: nothing moves, the decision stays as it is
 		}
 		if found, err = x.submitDecided(j, od, rec, name, string(payload)); found == nil {
 			return isLive(od.Status)
@@ -396,14 +435,14 @@ func (x *run) converge(od *batch.DescribeServiceJobOutput) (live bool) {
 // counted.
 func (x *run) submitDecided(j *job, od *batch.DescribeServiceJobOutput, rec record, name, payload string) (*batch.DescribeServiceJobOutput, error) {
 	cfg := x.r.cfg
+	in, err := x.request(j, od, rec)
+	if err != nil {
+		x.close(j, od, rec, err)
+		return nil, nil
+	}
 	if age := time.Duration(cfg.Now().Unix()-rec.at) * time.Second; age > cfg.DecisionTrust {
 		x.refuse(metrics.RefusedSubmit, j, "the decision is older than AWS Batch is trusted to remember its clientToken; it is not submitted again: look for its replacement by hand",
 			nil, "decidedSecondsAgo", int64(age/time.Second), "decision", rec.String())
-		return nil, nil
-	}
-	in, err := x.request(od, rec)
-	if err != nil {
-		x.refuse(metrics.RefusedRequest, j, "the decided request cannot be sent again; the job is left where it is", err, "decision", rec.String())
 		return nil, nil
 	}
 	if !x.take() {
@@ -422,6 +461,23 @@ func (x *run) submitDecided(j *job, od *batch.DescribeServiceJobOutput, rec reco
 	}
 	x.refuse(metrics.RefusedSubmit, j, "AWS Batch did not take the new job; the next run sends the same request", err)
 	return nil, err
+}
+
+// close closes the decision rec on od, whose request cannot be sent
+// (why): it writes the record marked refused on the job, so that no later
+// run submits it or plans the job again, and counts REQUEST. The job stays
+// where it is. If the write fails, the next run closes it again.
+func (x *run) close(j *job, od *batch.DescribeServiceJobOutput, rec record, why error) {
+	rec.refused = true
+	x.refuse(metrics.RefusedRequest, j, "the new job's request cannot be sent; the job stays where it is and is not moved again", why, "decision", rec.String())
+	err := x.tag(aws.ToString(od.JobArn), map[string]string{contract.TagMove: rec.String(), contract.TagPlatform: x.r.cfg.Platform.Name})
+	x.r.forget(j.id)
+	if err != nil {
+		if isThrottle(err) {
+			x.halt(stopThrottled, err)
+		}
+		x.r.log.Warn("record the closed decision failed; the next run closes it again", "jobId", j.id, "error", err)
+	}
 }
 
 // abandon ends the replacement of old, which started (or ended) before it

@@ -84,7 +84,7 @@ func TestAReplacementDoesNotMoveWhileItsOldJobLives(t *testing.T) {
 	e := newEnv(t, nil)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
 	fl := &flaky{Client: reroute.NewBatchClient(cfg, fastPolicy), fails: map[int]bool{}}
-	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Batch: fl, Now: func() time.Time { return e.now },
+	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Door: testDoor(e.p), Batch: fl, Now: func() time.Time { return e.now },
 		Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestASnapshotWithoutUsageMovesNothing(t *testing.T) {
 func TestAnOldJobBeyondTheListingMovesFromTheFront(t *testing.T) {
 	e := newEnv(t, nil)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
-	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Batch: reroute.NewBatchClient(cfg, fastPolicy),
+	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Door: testDoor(e.p), Batch: reroute.NewBatchClient(cfg, fastPolicy),
 		Now: func() time.Time { return e.now }, Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}, MaxPages: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func (c *repeatList) DescribeServiceJob(ctx context.Context, in *batch.DescribeS
 
 func newWith(t *testing.T, e *env, wrap func(*batch.Client) reroute.BatchAPI) *reroute.Rerouter {
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
-	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Batch: wrap(reroute.NewBatchClient(cfg, fastPolicy)),
+	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Door: testDoor(e.p), Batch: wrap(reroute.NewBatchClient(cfg, fastPolicy)),
 		Now: func() time.Time { return e.now }, Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}})
 	if err != nil {
 		t.Fatal(err)

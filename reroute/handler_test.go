@@ -3,16 +3,21 @@ package reroute_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/reroute"
 )
 
@@ -39,6 +44,21 @@ func TestInvokeThroughTheLambdaLibrary(t *testing.T) {
 		if diff := cmp.Diff(reroute.Summary{Moved: 1}, got); diff != "" {
 			t.Errorf("payload %s (-want +got):\n%s", payload, diff)
 		}
+	}
+}
+
+// TestAFailedRunAnswersUpstreamError: when AWS Batch fails the listing of
+// the runnable jobs (three server errors, every attempt), the invocation
+// fails with errorType UpstreamError (contract.KindUpstream, documented in
+// docs/rerouting.md), not the name of a Go type, and a message that names
+// the listing.
+func TestAFailedRunAnswersUpstreamError(t *testing.T) {
+	e := newEnv(t, nil)
+	e.fake.Script("ListServiceJobs", batchtest.ServerError, batchtest.ServerError, batchtest.ServerError)
+	_, err := lambda.NewHandler(e.r.Handle).Invoke(context.Background(), []byte(`{}`))
+	var answer messages.InvokeResponse_Error
+	if !errors.As(err, &answer) || answer.Type != "UpstreamError" || !strings.Contains(answer.Message, "list runnable jobs of trainq-training") {
+		t.Errorf("answer %#v, want errorType UpstreamError naming the listing", err)
 	}
 }
 
@@ -77,9 +97,24 @@ func TestLoadSettings(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	env = map[string]string{contract.EnvPlatformFile: "testdata/platform.yaml", contract.EnvJobQueue: testQueue}
+	for _, want := range []string{contract.EnvExecutionRoleARN, contract.EnvExecutionRoleARNs} { // no role at all
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	// As the stack sets them: beta's own role, the queue's role for the
+	// rest (alpha), the artifacts bucket.
+	betaRole := "arn:aws:iam::123456789012:role/trainq-sagemaker-beta"
+	env = map[string]string{contract.EnvPlatformFile: "testdata/platform.yaml", contract.EnvJobQueue: testQueue,
+		contract.EnvExecutionRoleARN: testRole, contract.EnvExecutionRoleARNs: `{"beta":"` + betaRole + `"}`, contract.EnvCheckpointBucket: testBucket}
 	s, err := reroute.LoadSettings(func(k string) string { return env[k] }, filepath.Join(dir, "bootstrap"))
-	if err != nil || s.Platform.Name != "trainq" || s.JobQueue != testQueue {
-		t.Errorf("settings %+v, %v", s, err)
+	want := door.Env{ArtifactsBucket: testBucket, Account: "123456789012", Region: "us-east-1", // the queue ARN's
+		ExecutionRoles: map[string]string{"alpha": testRole, "beta": betaRole}}
+	if err != nil || s.Platform.Name != "trainq" || s.JobQueue != testQueue || !reflect.DeepEqual(s.Door, want) {
+		t.Errorf("settings %+v, %v; want door %+v", s, err, want)
+	}
+	env[contract.EnvCheckpointBucket] = "Not_A_Bucket"
+	if _, err := reroute.LoadSettings(func(k string) string { return env[k] }, filepath.Join(dir, "bootstrap")); err == nil || !strings.Contains(err.Error(), contract.EnvCheckpointBucket) {
+		t.Errorf("bucket Not_A_Bucket: %v, want an error naming %s", err, contract.EnvCheckpointBucket)
 	}
 }

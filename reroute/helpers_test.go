@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/reroute"
@@ -23,7 +24,20 @@ const (
 	p5        = "ml.p5.48xlarge"
 	p4d       = "ml.p4d.24xlarge"
 	g5        = "ml.g5.48xlarge"
+	// testRole is every team's execution role, the RoleArn of every
+	// payload; testBucket the artifacts bucket.
+	testRole   = "arn:aws:iam::123456789012:role/trainq-sagemaker"
+	testBucket = "artifacts"
+	// testImage is one of AWS's training images of the queue's region,
+	// which every team's role may pull (platform.ReachOf).
+	testImage = "763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.3.0-gpu-py311"
 )
+
+// testDoor is what the door knows of the tests' deployment: the queue's
+// account and region, the artifacts bucket and testRole for every team.
+func testDoor(p *platform.Platform) door.Env {
+	return door.DeployedEnv(p, testQueue, testBucket, testRole, nil)
+}
 
 // t0 is the tests' clock: every job's wait is counted to it.
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -91,6 +105,7 @@ func (e *env) againWith(t *testing.T, now func() time.Time) *reroute.Rerouter {
 		Batch:        reroute.NewBatchClient(cfg, fastPolicy),
 		Now:          now,
 		Metrics:      &e.metrics,
+		Door:         testDoor(e.p),
 		Logger:       newLogger(&e.log),
 		RelookDelays: []time.Duration{0, 0, 0},
 	})
@@ -135,13 +150,17 @@ type spec struct {
 	moves    int           // tag trainq:moves when > 0
 }
 
-// payload is a SageMaker CreateTrainingJob request as the submission
-// function writes it (members sorted, compact).
-func payload(it string, count int) string {
-	return fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1","TrainingInputMode":"File"},`+
-		`"HyperParameters":{"lr":"0.001","note":"a<b&c"},"OutputDataConfig":{"S3OutputPath":"s3://artifacts/alpha/out/"},`+
-		`"ResourceConfig":{"InstanceCount":%d,"InstanceType":%q,"VolumeSizeInGB":100},"RoleArn":"arn:aws:iam::123456789012:role/trainq-sagemaker",`+
-		`"StoppingCondition":{"MaxRuntimeInSeconds":86400},"TrainingJobName":"train-1a2b3c4d"}`, count, it)
+// payload is a SageMaker CreateTrainingJob request of team alpha as the
+// submission function writes it (members sorted, compact).
+func payload(it string, count int) string { return payloadOf("alpha", it, count) }
+
+// payloadOf is payload of team, writing under the team's prefix of the
+// artifacts bucket, as the door requires.
+func payloadOf(team, it string, count int) string {
+	return fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":%q,"TrainingInputMode":"File"},`+
+		`"HyperParameters":{"lr":"0.001","note":"a<b&c"},"OutputDataConfig":{"S3OutputPath":"s3://%s/%s/out/"},`+
+		`"ResourceConfig":{"InstanceCount":%d,"InstanceType":%q,"VolumeSizeInGB":100},"RoleArn":%q,`+
+		`"StoppingCondition":{"MaxRuntimeInSeconds":86400},"TrainingJobName":"train-1a2b3c4d"}`, testImage, testBucket, team, count, it, testRole)
 }
 
 // add puts a job described by s into the fake and returns its id.
@@ -169,7 +188,7 @@ func (e *env) add(s spec) string {
 	j := e.fake.Add(batchtest.Job{
 		Request: batchtest.SubmitRequest{
 			JobName: s.name, JobQueue: testQueue, ServiceJobType: "SAGEMAKER_TRAINING",
-			ServiceRequestPayload: payload(s.it, s.count), ClientToken: "tok-" + s.name,
+			ServiceRequestPayload: payloadOf(s.team, s.it, s.count), ClientToken: "tok-" + s.name,
 			SchedulingPriority: &s.priority, QuotaShareName: &s.team,
 			RetryStrategy:           &batchtest.RetryStrategy{Attempts: attempts},
 			TimeoutConfig:           &batchtest.TimeoutConfig{AttemptDurationSeconds: runtime},
@@ -224,7 +243,7 @@ func jobWithShareIdentifier(team string) batchtest.Job {
 	return batchtest.Job{
 		Request: batchtest.SubmitRequest{
 			JobName: "fair-1a2b3c4d", JobQueue: testQueue, ServiceJobType: "SAGEMAKER_TRAINING",
-			ServiceRequestPayload: payload(p5, 1), SchedulingPriority: &prio, ShareIdentifier: &team,
+			ServiceRequestPayload: payloadOf(team, p5, 1), SchedulingPriority: &prio, ShareIdentifier: &team,
 			Tags: map[string]string{contract.TagPlatform: "trainq", contract.TagTeam: team, contract.TagClass: "research"},
 		},
 		Status: "RUNNABLE", CreatedAt: t0.Add(-time.Hour).UnixMilli(),

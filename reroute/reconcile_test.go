@@ -61,7 +61,8 @@ func TestTheDecisionIsRecordedBeforeAnythingIsSubmitted(t *testing.T) {
 // TestAMarkedJobIsNeverDecidedAgain: a decision recorded by an earlier run
 // whose request the job's tags no longer give (someone tagged the job
 // since) is not replaced by a new decision, and nothing is submitted: the
-// job waits where it is (REQUEST refused, every run).
+// decision is closed (its record marked refused) and counted REQUEST once;
+// the job waits where it is and later runs leave it alone.
 func TestAMarkedJobIsNeverDecidedAgain(t *testing.T) {
 	e := newEnv(t, nil)
 	e.use(saturatedP5)
@@ -71,16 +72,16 @@ func TestAMarkedJobIsNeverDecidedAgain(t *testing.T) {
 	oj, _ := e.fake.Job(old)
 	rec := oj.Request.Tags[contract.TagMove]
 	e.fake.TagJob(old, map[string]string{"cost-center": "42"})
-	for range 2 {
+	for i, want := range []int{1, 0} { // refused once, when closed
 		e.now = e.now.Add(time.Minute)
-		if got := e.run(t); got.RefusedBy[metrics.RefusedRequest] != 1 || got.Moved != 0 {
-			t.Errorf("run %+v, want the move refused REQUEST", got)
+		if got := e.run(t); got.RefusedBy[metrics.RefusedRequest] != want || got.Moved != 0 {
+			t.Errorf("run %d: %+v, want REQUEST refused %d times", i+2, got, want)
 		}
 	}
 	oj, _ = e.fake.Job(old)
-	if oj.Request.Tags[contract.TagMove] != rec || len(e.submitted(t)) != 0 || oj.Status != "RUNNABLE" {
-		t.Errorf("decision %q (was %q), %d replacements, old %s; want the decision kept, none submitted, the job waiting",
-			oj.Request.Tags[contract.TagMove], rec, len(e.submitted(t)), oj.Status)
+	if oj.Request.Tags[contract.TagMove] != rec+"/refused" || len(e.submitted(t)) != 0 || oj.Status != "RUNNABLE" {
+		t.Errorf("decision %q (was %q), %d replacements, old %s; want the decision closed (%q), none submitted, the job waiting",
+			oj.Request.Tags[contract.TagMove], rec, len(e.submitted(t)), oj.Status, rec+"/refused")
 	}
 }
 
@@ -148,7 +149,7 @@ func TestALookAlikeReplacementIsNotTakenForTheRerouters(t *testing.T) {
 	vj, _ := e.fake.Job(v)
 	f := e.add(spec{name: reroute.ReplacementName(vj.Request.JobName, v), class: "research", team: "alpha", priority: 550, it: p4d, moves: 1, status: "SUBMITTED"})
 	fj, _ := e.fake.Job(f)
-	fj.Request.ServiceRequestPayload = strings.Replace(fj.Request.ServiceRequestPayload, "train:1", "evil:1", 1)
+	fj.Request.ServiceRequestPayload = strings.Replace(fj.Request.ServiceRequestPayload, "2.3.0-gpu-py311", "evil", 1)
 	e.fake.TagJob(f, map[string]string{contract.TagReroutedFrom: v})
 	e.fake.SetPayload(f, fj.Request.ServiceRequestPayload)
 	e.now = e.now.Add(time.Minute)

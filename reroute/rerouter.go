@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 	"github.com/aws/aws-sdk-go-v2/service/batch/types"
@@ -57,6 +58,13 @@ func New(cfg Config) (*Rerouter, error) {
 	}
 	if cfg.Metrics == nil {
 		errs = append(errs, errors.New("Metrics is required"))
+	}
+	if cfg.Platform != nil {
+		for _, t := range cfg.Platform.TeamNames() {
+			if !batchrules.ValidRoleARN(cfg.Door.ExecutionRoles[t]) {
+				errs = append(errs, fmt.Errorf("Door.ExecutionRoles[%s]: got %q, want the team's execution role ARN (door.DeployedEnv), which every replacement of its jobs must carry", t, contract.Cut(cfg.Door.ExecutionRoles[t], contract.MaxShownChars)))
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("rerouter: %w", errors.Join(errs...))
@@ -164,8 +172,10 @@ type moveKey struct{ class, team, from, to string }
 // Handle is one scheduled run. The event is ignored (EventBridge's
 // scheduled event carries nothing the re-router needs, and nothing in it is
 // trusted). It returns an error only when the runnable jobs cannot be
-// listed; every other failure is one job's, counted and logged, and the
-// run goes on.
+// listed, as the invocation's answer: errorType UpstreamError
+// (contract.KindUpstream), the message cut at contract.MaxLoggedChars;
+// every other failure is one job's, counted and logged, and the run goes
+// on.
 func (r *Rerouter) Handle(ctx context.Context, _ json.RawMessage) (Summary, error) {
 	x := &run{r: r, ctx: ctx, moved: map[moveKey]int{}}
 	x.sum.RefusedBy = map[string]int{}
@@ -186,18 +196,13 @@ func (r *Rerouter) Handle(ctx context.Context, _ json.RawMessage) (Summary, erro
 		x.sum.RefusedBy = nil
 	}
 	if err != nil {
-		err = boundedError{err}
+		// The only error is a failed listing of the runnable jobs: AWS
+		// Batch's. The Lambda library answers any other error type with
+		// its Go type's name as errorType, which tells a caller nothing.
+		return x.sum, messages.InvokeResponse_Error{Type: string(contract.KindUpstream), Message: contract.Cut(err.Error(), contract.MaxLoggedChars)}
 	}
-	return x.sum, err
+	return x.sum, nil
 }
-
-// boundedError is an error whose text is cut at contract.MaxLoggedChars:
-// the run's error is the invocation's answer and a line of its log, and an
-// SDK error may quote what Batch sent whole.
-type boundedError struct{ err error }
-
-func (e boundedError) Error() string { return contract.Cut(e.err.Error(), contract.MaxLoggedChars) }
-func (e boundedError) Unwrap() error { return e.err }
 
 func (x *run) do() error {
 	runnable, others, err := x.listLive()

@@ -163,6 +163,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 		rr := tq.RerouterPropsFromPlatform(p, s.queue)
 		rr.Code = props.RerouterCode
 		rr.ExecutionRoles = teamRoles
+		rr.ArtifactsBucket = s.artifacts
 		s.rerouter = tq.NewRerouter(stack, "Rerouter", rr)
 		output(stack, "RerouterFunctionName", s.rerouter.Function().FunctionName(), "re-routing function (runs on its schedule only)")
 	}

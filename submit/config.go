@@ -33,7 +33,6 @@ type Settings struct {
 func LoadSettings(getenv func(string) string, executable string) (Settings, error) {
 	s := Settings{
 		JobQueue:         getenv(contract.EnvJobQueue),
-		ExecutionRoleARN: getenv(contract.EnvExecutionRoleARN),
 		PlatformFile:     contract.PlatformFile(getenv, executable),
 		CheckpointBucket: getenv(contract.EnvCheckpointBucket),
 	}
@@ -46,26 +45,13 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 	if !batchrules.ValidJobQueueARN(s.JobQueue) {
 		errs = append(errs, fmt.Errorf("%s: got %q, want a job queue ARN such as arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training", contract.EnvJobQueue, s.JobQueue))
 	}
-	if v := getenv(contract.EnvExecutionRoleARNs); v != "" {
-		if err := json.Unmarshal([]byte(v), &s.ExecutionRoleARNs); err != nil {
-			errs = append(errs, fmt.Errorf("%s: got %q, want a JSON object of team name to execution role ARN: %w", contract.EnvExecutionRoleARNs, contract.Cut(v, contract.MaxShownChars), err))
-		}
-		for team, arn := range s.ExecutionRoleARNs {
-			if !batchrules.ValidRoleARN(arn) {
-				errs = append(errs, fmt.Errorf("%s: team %q got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker", contract.EnvExecutionRoleARNs, team, arn))
-			}
-		}
+	var teams []string
+	if p != nil {
+		teams = p.TeamNames()
 	}
-	if s.ExecutionRoleARNs == nil && !batchrules.ValidRoleARN(s.ExecutionRoleARN) {
-		errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (or set %s)", contract.EnvExecutionRoleARN, s.ExecutionRoleARN, contract.EnvExecutionRoleARNs))
-	} else if p != nil {
-		for _, team := range p.TeamNames() {
-			if _, own := s.ExecutionRoleARNs[team]; !own && !batchrules.ValidRoleARN(s.ExecutionRoleARN) {
-				errs = append(errs, fmt.Errorf("%s: got %q, want an IAM role ARN such as arn:aws:iam::123456789012:role/trainq-sagemaker (team %s has none in %s)", contract.EnvExecutionRoleARN, s.ExecutionRoleARN, team, contract.EnvExecutionRoleARNs))
-				break
-			}
-		}
-	}
+	var roleErrs []error
+	s.ExecutionRoleARN, s.ExecutionRoleARNs, roleErrs = contract.ExecutionRoles(getenv, teams)
+	errs = append(errs, roleErrs...)
 	if v := getenv(contract.EnvGrants); v != "" {
 		var g contract.Grants
 		if err := json.Unmarshal([]byte(v), &g); err != nil {
@@ -81,10 +67,8 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 		errs = append(errs, fmt.Errorf("AWS_REGION: got nothing, want the function's region (Lambda sets it), or set %s", contract.EnvSTSEndpoint))
 	}
 	s.STSEndpoint = contract.STSEndpoint(region, getenv(contract.EnvSTSEndpoint))
-	if b := s.CheckpointBucket; b != "" {
-		if loc, err := platform.ParseS3URI("s3://" + b + "/"); err != nil || loc.Bucket != b {
-			errs = append(errs, fmt.Errorf("%s: got %q, want an S3 bucket name such as trainq-artifacts-123456789012 (3 to 63 lowercase letters, digits, '-' and '.'), or unset", contract.EnvCheckpointBucket, contract.Cut(b, contract.MaxShownChars)))
-		}
+	if _, err := contract.ArtifactsBucket(getenv); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return s, fmt.Errorf("submitter configuration: %w", errors.Join(errs...))

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/platform"
@@ -84,18 +83,7 @@ func aliasHint(p *platform.Platform, class, team, what string) string {
 // artifacts bucket (the checkpoint bucket), the stack's account and region
 // (the queue's) and every team's execution role.
 func doorEnv(cfg Config) door.Env {
-	env := door.Env{ArtifactsBucket: cfg.CheckpointBucket, ExecutionRoles: map[string]string{}}
-	if q, err := batchrules.ParseJobQueueARN(cfg.JobQueue); err == nil {
-		env.Account, env.Region = q.Account, q.Region
-	}
-	for _, t := range cfg.Platform.TeamNames() {
-		if r, ok := cfg.ExecutionRoleARNs[t]; ok {
-			env.ExecutionRoles[t] = r
-		} else {
-			env.ExecutionRoles[t] = cfg.ExecutionRoleARN
-		}
-	}
-	return env
+	return door.DeployedEnv(cfg.Platform, cfg.JobQueue, cfg.CheckpointBucket, cfg.ExecutionRoleARN, cfg.ExecutionRoleARNs)
 }
 
 // CheckpointURI is where the checkpoints of the Batch job named jobName of

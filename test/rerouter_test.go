@@ -119,8 +119,10 @@ func rerouterFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 // sweep reroute) the re-router runs on a rate(N minutes) schedule of the
 // platform's rerouting.everyMinutes, one run at a time (reserved
 // concurrency 1, a timeout shorter than the period), is not retried, knows
-// its queue, logs with the platform's retention, and is bundled with the
-// platform file; the stack's alarms watch it.
+// its queue and, as the submission function, the teams' execution roles
+// and the artifacts bucket (its door's facts), logs with the platform's
+// retention, and is bundled with the platform file; the stack's alarms
+// watch it.
 func TestRerouterRunsAloneOnItsSchedule(t *testing.T) {
 	s := synth(t, examplePlatform)
 	p := s.platform
@@ -136,6 +138,15 @@ func TestRerouterRunsAloneOnItsSchedule(t *testing.T) {
 	}
 	if !jsonEqual(get(props, "Environment.Variables."+contract.EnvJobQueue), getAtt(queueID, "JobQueueArn")) {
 		t.Errorf("%s = %v, want the queue's ARN", contract.EnvJobQueue, get(props, "Environment.Variables."+contract.EnvJobQueue))
+	}
+	// Its door knows what the submission function's knows: the teams'
+	// execution roles and the artifacts bucket, the same values.
+	_, sub := s.template.find(t, "AWS::Lambda::Function", "FunctionName", p.SubmitFunctionName())
+	for _, k := range []string{contract.EnvExecutionRoleARNs, contract.EnvCheckpointBucket} {
+		got, want := get(props, "Environment.Variables."+k), get(sub.Properties, "Environment.Variables."+k)
+		if want == nil || !jsonEqual(got, want) {
+			t.Errorf("%s = %v, want the submission function's %v", k, got, want)
+		}
 	}
 	rate := "rate(1 minute)"
 	if every > 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/reroute"
@@ -86,14 +87,16 @@ func setup(b *testing.B, p *platform.Platform, p4dUsed float64) (*batchtest.Serv
 	for i := 0; i < 1000; i++ {
 		fake.Add(batchtest.Job{Request: batchtest.SubmitRequest{
 			JobName: fmt.Sprintf("train-%04d-%08x", i, i), JobQueue: queue, ServiceJobType: "SAGEMAKER_TRAINING",
-			ServiceRequestPayload: fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://artifacts/alpha/"},"ResourceConfig":{"InstanceCount":1,"InstanceType":%q,"VolumeSizeInGB":50},"RoleArn":"arn:aws:iam::123456789012:role/trainq-sagemaker","StoppingCondition":{"MaxRuntimeInSeconds":3600},"TrainingJobName":"train-%04d"}`, p5, i),
+			ServiceRequestPayload: fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":"763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.3.0-gpu-py311","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://artifacts/alpha/"},"ResourceConfig":{"InstanceCount":1,"InstanceType":%q,"VolumeSizeInGB":50},"RoleArn":"arn:aws:iam::123456789012:role/trainq-sagemaker","StoppingCondition":{"MaxRuntimeInSeconds":3600},"TrainingJobName":"train-%04d"}`, p5, i),
 			SchedulingPriority:    &prio, QuotaShareName: &team,
 			Tags: map[string]string{contract.TagPlatform: p.Name, contract.TagClass: "research", contract.TagTeam: team},
 		}, Status: "RUNNABLE", CreatedAt: created})
 	}
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(fake.URL)}
+	// Every team's jobs run as the queue's role; each replacement passes the
+	// door as in the deployed function.
 	r, err := reroute.New(reroute.Config{Platform: p, JobQueue: queue, Batch: reroute.NewBatchClient(cfg, reroute.DefaultRetryPolicy),
-		Now: time.Now, Metrics: io.Discard})
+		Door: door.DeployedEnv(p, queue, "artifacts", "arn:aws:iam::123456789012:role/trainq-sagemaker", nil), Now: time.Now, Metrics: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}

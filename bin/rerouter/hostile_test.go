@@ -15,6 +15,8 @@ import (
 
 const (
 	queueARN = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
+	// roleARN is every team's execution role.
+	roleARN = "arn:aws:iam::123456789012:role/trainq-sagemaker"
 	// timeoutSeconds is the function timeout the emulator gives the
 	// re-router: short, so that a hung call is cut by the run's own
 	// deadline rather than by the 15-second call timeout.
@@ -87,7 +89,7 @@ func TestHostileAnswersUnderTheEmulator(t *testing.T) {
 			if release := c.setup(fake); release != nil {
 				defer release()
 			}
-			e, err := fn.Start(ctx, contract.EnvJobQueue+"="+queueARN, "AWS_ENDPOINT_URL_BATCH="+fake.URL,
+			e, err := fn.Start(ctx, contract.EnvJobQueue+"="+queueARN, contract.EnvExecutionRoleARN+"="+roleARN, "AWS_ENDPOINT_URL_BATCH="+fake.URL,
 				"AWS_LAMBDA_FUNCTION_NAME=trainq-rerouter", "AWS_LAMBDA_FUNCTION_TIMEOUT="+timeoutSeconds)
 			if err != nil {
 				t.Fatal(err)
@@ -103,6 +105,8 @@ func TestHostileAnswersUnderTheEmulator(t *testing.T) {
 			}
 			if failed := strings.Contains(body, `"errorType"`); failed != c.fails {
 				t.Errorf("answer %.2000s: failed %v, want %v", body, failed, c.fails)
+			} else if failed && !strings.Contains(body, `"errorType":"UpstreamError"`) {
+				t.Errorf("answer %.2000s, want errorType UpstreamError (contract.KindUpstream)", body)
 			}
 			if len(inv.Body) > contract.MaxLoggedChars*8 {
 				t.Errorf("answer of %d bytes", len(inv.Body))
