@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,47 +64,11 @@ func (x *run) refuseID(reason, id, why string, err error) {
 	x.r.log.Warn("reroute refused: "+why, "jobId", id, "reason", reason, "error", err)
 }
 
-// resourceConfig is what the re-router reads of a payload's
-// ResourceConfig.
-type resources struct {
-	instanceType string // "" for a heterogeneous cluster (InstanceGroups)
-	instances    int
-}
-
-func resourceConfig(payload string) (resources, error) {
-	var tj struct {
-		ResourceConfig *struct {
-			InstanceType   string
-			InstanceCount  json.Number
-			InstanceGroups json.RawMessage
-		}
-	}
-	d := json.NewDecoder(strings.NewReader(payload))
-	d.UseNumber()
-	if err := d.Decode(&tj); err != nil {
-		return resources{}, fmt.Errorf("serviceRequestPayload: %w", err)
-	}
-	rc := tj.ResourceConfig
-	if rc == nil {
-		return resources{}, fmt.Errorf("serviceRequestPayload: no ResourceConfig")
-	}
-	if g := bytes.TrimSpace(rc.InstanceGroups); len(g) > 0 && string(g) != "null" && string(g) != "[]" {
-		return resources{}, nil
-	}
-	n, err := strconv.Atoi(string(rc.InstanceCount))
-	if err != nil || n < 1 {
-		return resources{}, fmt.Errorf("serviceRequestPayload: ResourceConfig.InstanceCount %q is no whole number of instances", contract.Cut(string(rc.InstanceCount), contract.MaxShownChars))
-	}
-	if !batchrules.ValidInstanceType(rc.InstanceType) {
-		return resources{}, fmt.Errorf("serviceRequestPayload: ResourceConfig.InstanceType %q is no instance type", contract.Cut(rc.InstanceType, contract.MaxShownChars))
-	}
-	return resources{instanceType: rc.InstanceType, instances: n}, nil
-}
-
-// payloadType is the instance type of a described job's payload.
+// payloadType is the instance type of a described job's payload ("" for
+// a heterogeneous cluster or a payload batchrules.ReadRequested refuses).
 func payloadType(d *batch.DescribeServiceJobOutput) string {
-	rc, _ := resourceConfig(aws.ToString(d.ServiceRequestPayload))
-	return rc.instanceType
+	r, _ := batchrules.ReadRequested(aws.ToString(d.ServiceRequestPayload))
+	return r.InstanceType
 }
 
 // withInstanceType returns payload with ResourceConfig.InstanceType set to

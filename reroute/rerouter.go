@@ -516,12 +516,12 @@ func (x *run) read(d *batch.DescribeServiceJobOutput, now int64) *job {
 	if j.team, ok = p.Team(batchrules.ShareOfJob(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))); !ok {
 		return nil
 	}
-	rc, err := resourceConfig(j.payload)
+	rc, err := batchrules.ReadRequested(j.payload)
 	if err != nil {
 		x.r.log.Warn("payload unreadable; the job is not moved", "jobId", j.id, "error", err)
 		return nil
 	}
-	j.instanceType, j.instances = rc.instanceType, rc.instances
+	j.instanceType, j.instances = rc.InstanceType, rc.Count
 	j.moves = movesOf(d)
 	j.marked = d.Tags[contract.TagMove] != ""
 	if since, found := batchsdk.RunnableSince(d, now); found {
