@@ -5,7 +5,9 @@
 //
 // Environment: TRAINQ_PLATFORM_FILE (default platform.json in
 // $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the job
-// queue ARN) and the AWS SDK's usual variables. A platform file or queue
+// queue ARN), TRAINQ_EXECUTION_ROLE_ARNS and TRAINQ_EXECUTION_ROLE_ARN (the
+// teams' execution roles), TRAINQ_CHECKPOINT_BUCKET (the artifacts bucket)
+// and the AWS SDK's usual variables. A platform file, queue, role or bucket
 // that is not valid fails the init with a message saying which.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
@@ -49,6 +51,7 @@ func build(ctx context.Context) (*reroute.Rerouter, error) {
 	return reroute.New(reroute.Config{
 		Platform: s.Platform,
 		JobQueue: s.JobQueue,
+		Door:     s.Door,
 		Batch:    reroute.NewBatchClient(cfg, reroute.DefaultRetryPolicy),
 		Now:      time.Now,
 		Logger:   slog.New(slog.NewJSONHandler(os.Stderr, nil)),

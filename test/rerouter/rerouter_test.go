@@ -67,6 +67,10 @@ func start(t *testing.T, fake *batchtest.Server) *lambdatest.Emulator {
 		"AWS_LAMBDA_FUNCTION_TIMEOUT=60",
 		"LAMBDA_TASK_ROOT="+bin.dir,
 		contract.EnvJobQueue+"="+queueARN,
+		// Every team's jobs run as the queue's role, the RoleArn of every
+		// payload; the door checks each replacement against it.
+		contract.EnvExecutionRoleARN+"=arn:aws:iam::123456789012:role/trainq-sagemaker",
+		contract.EnvCheckpointBucket+"=artifacts",
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -241,7 +245,7 @@ func original(i int, createdAt int64) batchtest.Job {
 	return batchtest.Job{
 		Request: batchtest.SubmitRequest{
 			JobName: name, JobQueue: queueARN, ServiceJobType: "SAGEMAKER_TRAINING",
-			ServiceRequestPayload: fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":"123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://artifacts/alpha/"},"ResourceConfig":{"InstanceCount":1,"InstanceType":%q,"VolumeSizeInGB":50},"RoleArn":"arn:aws:iam::123456789012:role/trainq-sagemaker","StoppingCondition":{"MaxRuntimeInSeconds":3600},"TrainingJobName":"train-%04d"}`, p5, i),
+			ServiceRequestPayload: fmt.Sprintf(`{"AlgorithmSpecification":{"TrainingImage":"763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training:2.3.0-gpu-py311","TrainingInputMode":"File"},"OutputDataConfig":{"S3OutputPath":"s3://artifacts/alpha/"},"ResourceConfig":{"InstanceCount":1,"InstanceType":%q,"VolumeSizeInGB":50},"RoleArn":"arn:aws:iam::123456789012:role/trainq-sagemaker","StoppingCondition":{"MaxRuntimeInSeconds":3600},"TrainingJobName":"train-%04d"}`, p5, i),
 			ClientToken:           fmt.Sprintf("tok-%d", i),
 			SchedulingPriority:    &prio, QuotaShareName: &team,
 			RetryStrategy: &batchtest.RetryStrategy{Attempts: attempts},
