@@ -2,7 +2,6 @@ package batchrules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -13,8 +12,8 @@ import (
 
 var (
 	// batchARNPattern: arn:PARTITION:batch:REGION:ACCOUNT:RESOURCE-TYPE/NAME.
-	batchARNPattern = regexp.MustCompile(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):([a-z-]+)/(.+)$`)
-	roleARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+	batchARNPattern = compiled(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):([a-z-]+)/(.+)$`)
+	roleARNPattern  = compiled(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
 )
 
 // Resource types of the Batch ARNs trainq reads.
@@ -27,7 +26,7 @@ const (
 // batchARN is the partition, Region, account and name of s, a Batch ARN of
 // resource type resource whose name is a ValidName; ok is false otherwise.
 func batchARN(s, resource string) (partition, region, account, name string, ok bool) {
-	m := batchARNPattern.FindStringSubmatch(s)
+	m := batchARNPattern().FindStringSubmatch(s)
 	if m == nil || m[4] != resource || !ValidName(m[5]) {
 		return "", "", "", "", false
 	}
@@ -113,7 +112,7 @@ func SameJobQueue(a, b string) bool {
 // most MaxRolePathAndNameLength characters of IAM's [\w+=,.@/-].
 func ValidRoleARN(s string) bool {
 	_, rest, _ := strings.Cut(s, ":role/")
-	return len(rest) <= MaxRolePathAndNameLength && roleARNPattern.MatchString(s)
+	return len(rest) <= MaxRolePathAndNameLength && roleARNPattern().MatchString(s)
 }
 
 // resourceServiceJob is the resource type of a service job's ARN.
@@ -141,7 +140,7 @@ func ParseServiceJobRef(s string) (ServiceJobRef, error) {
 		}
 		return ServiceJobRef{ID: s}, nil
 	}
-	m := batchARNPattern.FindStringSubmatch(s)
+	m := batchARNPattern().FindStringSubmatch(s)
 	if m == nil || m[4] != resourceServiceJob || !ValidJobID(m[5]) {
 		return ServiceJobRef{}, fmt.Errorf("got %q, want a service job ARN such as arn:aws:batch:us-east-1:123456789012:service-job/4c7599ae-0a82-49aa-ba5a-4727fcce14a8, or a job id", s)
 	}
@@ -181,15 +180,18 @@ func RoleKeyOf(s string) (RoleKey, bool) {
 // arn:PARTITION:sts::ACCOUNT:assumed-role/NAME/SESSION (STS's
 // GetCallerIdentity answers it for a role's credentials; the role's path is
 // not in it).
-var assumedRolePattern = regexp.MustCompile(`^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role/([\w+=,.@-]{1,64})/[\w+=,.@-]{2,64}$`)
+var assumedRolePattern = compiled(`^arn:(aws[a-z-]*):sts::([0-9]{12}):assumed-role/([\w+=,.@-]+)/([\w+=,.@-]+)$`)
 
 // CallerRoleKey is the role of a caller ARN as STS's GetCallerIdentity
 // answers it: an assumed-role session ARN gives its role; an IAM user, the
 // account root, a federated user or anything else gives false (only roles
 // are granted).
 func CallerRoleKey(callerARN string) (RoleKey, bool) {
-	m := assumedRolePattern.FindStringSubmatch(callerARN)
-	if m == nil {
+	m := assumedRolePattern().FindStringSubmatch(callerARN)
+	// A role name has 1 to 64 characters, a session name 2 to 64 (IAM's
+	// and STS's limits), checked here rather than as counted repetitions,
+	// which Go compiles into that many states.
+	if m == nil || len(m[3]) > 64 || len(m[4]) < 2 || len(m[4]) > 64 {
 		return RoleKey{}, false
 	}
 	return RoleKey{Partition: m[1], Account: m[2], Name: m[3]}, true

@@ -1,17 +1,20 @@
 package batchrules
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // pattern is a regular expression with a length limit. Length limits are
 // kept out of the expressions because Go compiles a counted repetition such
 // as {1,512} into that many states, which costs every function milliseconds
 // at start-up.
 type pattern struct {
-	re  *regexp.Regexp
+	re  func() *regexp.Regexp
 	max int
 }
 
-func (p pattern) match(s string) bool { return len(s) >= 1 && len(s) <= p.max && p.re.MatchString(s) }
+func (p pattern) match(s string) bool { return len(s) >= 1 && len(s) <= p.max && p.re().MatchString(s) }
 
 // Limits of AWS Batch's names and requests.
 const (
@@ -38,11 +41,11 @@ const (
 )
 
 var (
-	namePattern         = pattern{regexp.MustCompile(`^[a-zA-Z0-9_-]+$`), MaxNameLength}
-	shareIDPattern      = pattern{regexp.MustCompile(`^[a-zA-Z0-9_]+$`), MaxShareIdentifierLength}
-	instanceTypePattern = pattern{regexp.MustCompile(`^ml\.[a-z0-9]+\.[a-z0-9]+$`), 64}
-	jobRefPattern       = pattern{regexp.MustCompile(`^[a-zA-Z0-9:/_.-]+$`), MaxJobRefLength}
-	jobIDPattern        = pattern{regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`), MaxJobIDLength}
+	namePattern         = pattern{compiled(`^[a-zA-Z0-9_-]+$`), MaxNameLength}
+	shareIDPattern      = pattern{compiled(`^[a-zA-Z0-9_]+$`), MaxShareIdentifierLength}
+	instanceTypePattern = pattern{compiled(`^ml\.[a-z0-9]+\.[a-z0-9]+$`), 64}
+	jobRefPattern       = pattern{compiled(`^[a-zA-Z0-9:/_.-]+$`), MaxJobRefLength}
+	jobIDPattern        = pattern{compiled(`^[a-zA-Z0-9_.-]+$`), MaxJobIDLength}
 )
 
 // ValidName reports whether s is a name AWS Batch accepts for a service
@@ -71,3 +74,10 @@ func ValidJobRef(s string) bool { return jobRefPattern.match(s) }
 // ValidJobID reports whether s may be a service job's id: 1 to
 // MaxJobIDLength letters, digits, '-', '_' and '.' (Batch's ids are UUIDs).
 func ValidJobID(s string) bool { return jobIDPattern.match(s) }
+
+// compiled is pattern p, compiled at its first use rather than at the
+// program's start: a function's cold start pays only for the expressions
+// it uses.
+func compiled(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}

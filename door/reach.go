@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
@@ -246,7 +247,7 @@ func (c *reachChecker) otherTeam(key string) string {
 }
 
 // kmsKeyARN is a KMS key ARN: arn:PARTITION:kms:REGION:ACCOUNT:key/ID.
-var kmsKeyARN = regexp.MustCompile(`^arn:aws[a-z-]*:kms:([a-z0-9-]+):([0-9]{12}):key/([A-Za-z0-9-]+)$`)
+var kmsKeyARN = compiled(`^arn:aws[a-z-]*:kms:([a-z0-9-]+):([0-9]{12}):key/([A-Za-z0-9-]+)$`)
 
 // kms checks a key given as a key ARN or key id against training.kmsKeys.
 func (c *reachChecker) kms(field, key string) {
@@ -263,13 +264,13 @@ func (c *reachChecker) kms(field, key string) {
 	case strings.HasPrefix(key, "alias/") || strings.Contains(key, ":alias/"):
 		c.refuse(field, key, allowed+"; an alias cannot be checked against the role's grants, which name keys")
 		return
-	case kmsKeyARN.MatchString(key):
+	case kmsKeyARN().MatchString(key):
 		c.refuse(field, key, allowed)
 		return
 	}
 	// A key id: the key of that id in the stack's account and region.
 	for _, d := range declared {
-		m := kmsKeyARN.FindStringSubmatch(d)
+		m := kmsKeyARN().FindStringSubmatch(d)
 		if m == nil || m[3] != key {
 			continue
 		}
@@ -312,7 +313,7 @@ func (c *reachChecker) vpc(v any) {
 }
 
 // ecrImage is an ECR image URI: ACCOUNT.dkr.ecr[-fips].REGION.amazonaws.com[.cn]/REPOSITORY[:TAG|@DIGEST].
-var ecrImage = regexp.MustCompile(`^([0-9]{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?/([a-z0-9][a-z0-9._/-]*?)(?:[:@].*)?$`)
+var ecrImage = compiled(`^([0-9]{12})\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?/([a-z0-9][a-z0-9._/-]*?)(?:[:@].*)?$`)
 
 // image checks the training image.
 func (c *reachChecker) image(field, img string, cfg map[string]any) {
@@ -336,7 +337,7 @@ func (c *reachChecker) image(field, img string, cfg map[string]any) {
 	if len(allowed) == 0 {
 		want = "no image: the platform grants the execution role no repository (training.ecrRepositories, awsManagedImages)"
 	}
-	m := ecrImage.FindStringSubmatch(img)
+	m := ecrImage().FindStringSubmatch(img)
 	if m == nil {
 		c.refuse(field, img, want+" (an ECR image URI ACCOUNT.dkr.ecr.REGION.amazonaws.com/REPOSITORY:TAG)")
 		return
@@ -359,4 +360,11 @@ func (c *reachChecker) image(field, img string, cfg map[string]any) {
 		return
 	}
 	c.refuse(field, img, want)
+}
+
+// compiled is pattern p, compiled at its first use rather than at the
+// program's start: a function's cold start pays only for the expressions
+// it uses.
+func compiled(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
 }

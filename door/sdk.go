@@ -2,6 +2,7 @@ package door
 
 import (
 	"strings"
+	"sync"
 )
 
 // sdkMembers maps the SageMaker Python SDK's argument names — the
@@ -68,7 +69,9 @@ func squash(name string) string { return strings.ToLower(strings.ReplaceAll(name
 // sdkIndex is sdkMembers by squashed name, with every member of
 // CreateTrainingJobRequest and of its first-level structures by squashed
 // name too (InstanceType at the top level is ResourceConfig.InstanceType).
-var sdkIndex = func() map[string]string {
+// It is built at its first use (a hint for a misspelt member), not at
+// every cold start.
+var sdkIndex = sync.OnceValue(func() map[string]string {
 	out := map[string]string{}
 	root := &smModel[0]
 	for _, m := range root.Members {
@@ -87,7 +90,7 @@ var sdkIndex = func() map[string]string {
 		out[squash(k)] = v
 	}
 	return out
-}()
+})
 
 // SDKMember is the CreateTrainingJob member meant by name, a member name
 // misspelt or misplaced at the top level of a training job (image_uri,
@@ -95,7 +98,7 @@ var sdkIndex = func() map[string]string {
 // API member of that name one level down. ok is false for a name nothing
 // matches.
 func SDKMember(name string) (member string, ok bool) {
-	member, ok = sdkIndex[squash(name)]
+	member, ok = sdkIndex()[squash(name)]
 	return member, ok
 }
 

@@ -3,6 +3,7 @@ package platform
 import (
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // Limits that AWS Batch and SageMaker place on a platform.
@@ -38,11 +39,11 @@ const (
 // as {1,512} into that many states, which costs every function milliseconds
 // at start-up.
 type pattern struct {
-	re  *regexp.Regexp
+	re  func() *regexp.Regexp
 	max int
 }
 
-func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re.MatchString(s) }
+func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re().MatchString(s) }
 
 // trainq's own names and the IDs of other services. The names and ARNs AWS
 // Batch and IAM accept (quota share names, fair-share identifiers, instance
@@ -50,15 +51,15 @@ func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re.Mat
 var (
 	// namePattern: platform names prefix function names (≤64 chars with a
 	// suffix) and other resource names.
-	namePattern = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*$`), 32}
+	namePattern = pattern{compiled(`^[a-zA-Z][a-zA-Z0-9-]*$`), 32}
 	// classPattern: class names are Lambda alias names and metric dimension
 	// values.
-	classPattern   = pattern{regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`), 64}
-	ecrRepoPattern = regexp.MustCompile(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
+	classPattern   = pattern{compiled(`^[a-zA-Z][a-zA-Z0-9_-]*$`), 64}
+	ecrRepoPattern = compiled(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
 	// subnetIDPattern and securityGroupIDPattern: EC2 IDs are a prefix and 8
 	// (older) or 17 lowercase hex digits.
-	subnetIDPattern        = regexp.MustCompile(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	securityGroupIDPattern = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
+	subnetIDPattern        = compiled(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
+	securityGroupIDPattern = compiled(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
 	// kmsKeyARNPattern: a key ARN in any partition, with KMS's Region pattern
 	// (https://docs.aws.amazon.com/kms/latest/APIReference/API_MultiRegionKey.html)
 	// and a key ID that is a UUID (1234abcd-12ab-34cd-56ef-1234567890ab) or,
@@ -67,8 +68,8 @@ var (
 	// Alias ARNs are refused: "To specify a KMS key in an IAM policy
 	// statement, you must use its key ARN"
 	// (https://docs.aws.amazon.com/kms/latest/developerguide/cmks-in-iam-policies.html).
-	kmsKeyARNPattern   = regexp.MustCompile(`^arn:aws[a-z-]*:kms:([a-z]+-){2,3}[0-9]+:[0-9]{12}:key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$`)
-	kmsAliasARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[^:]*:[^:]*:alias/`)
+	kmsKeyARNPattern   = compiled(`^arn:aws[a-z-]*:kms:([a-z]+-){2,3}[0-9]+:[0-9]{12}:key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$`)
+	kmsAliasARNPattern = compiled(`^arn:aws[a-z-]*:kms:[^:]*:[^:]*:alias/`)
 )
 
 // Limits of the training section. SageMaker's VpcConfig takes 1 to 16
@@ -84,11 +85,11 @@ const (
 
 // ValidSubnetID reports whether s is an EC2 subnet ID: subnet- and 8 or 17
 // lowercase hex digits.
-func ValidSubnetID(s string) bool { return subnetIDPattern.MatchString(s) }
+func ValidSubnetID(s string) bool { return subnetIDPattern().MatchString(s) }
 
 // ValidSecurityGroupID reports whether s is an EC2 security group ID: sg-
 // and 8 or 17 lowercase hex digits.
-func ValidSecurityGroupID(s string) bool { return securityGroupIDPattern.MatchString(s) }
+func ValidSecurityGroupID(s string) bool { return securityGroupIDPattern().MatchString(s) }
 
 // LogRetentionDays are the log retentions CloudWatch Logs accepts, in days,
 // ascending (PutRetentionPolicy, retentionInDays). The constructs translate
@@ -106,3 +107,10 @@ func LogRetentionDays() []int {
 var validRetention = map[int]bool{1: true, 3: true, 5: true, 7: true, 14: true, 30: true, 60: true, 90: true,
 	120: true, 150: true, 180: true, 365: true, 400: true, 545: true, 731: true, 1096: true, 1827: true,
 	2192: true, 2557: true, 2922: true, 3288: true, 3653: true}
+
+// compiled is pattern p, compiled at its first use rather than at the
+// program's start: a function's cold start pays only for the expressions
+// it uses.
+func compiled(p string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
+}

@@ -57,9 +57,19 @@ func LoadFileOrDefault(path string) (*Platform, error) {
 // keys given twice (with their lines), unknown keys, values of the wrong type
 // and values out of range.
 func Parse(data []byte) (*Platform, error) {
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("parse platform: %w", err)
+	var problems Problems
+	// A JSON object (the bundled platform.json) is read as JSON: the YAML
+	// parsers cost most of a function's cold start.
+	dups, lines, isJSON := jsonKeys(data)
+	js := data
+	if isJSON {
+		problems = dups
+	} else {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, fmt.Errorf("parse platform: %w", err)
+		}
+		lines = checkDuplicateKeys(&problems, data)
 	}
 	var raw any
 	if err := json.Unmarshal(js, &raw); err != nil {
@@ -68,8 +78,6 @@ func Parse(data []byte) (*Platform, error) {
 	if raw == nil {
 		raw = map[string]any{}
 	}
-	var problems Problems
-	lines := checkDuplicateKeys(&problems, data)
 	checkShape(&problems, "", raw, reflect.TypeOf(Platform{}))
 	if _, ok := raw.(map[string]any); !ok {
 		return nil, &ValidationError{Problems: problems, keyLines: lines}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // checkShape walks the decoded document against the Go type and reports
@@ -95,6 +96,9 @@ func checkShape(ps *Problems, path string, v any, t reflect.Type) {
 }
 
 func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.(map[string]reflect.StructField)
+	}
 	out := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -104,8 +108,13 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 		}
 		out[name] = f
 	}
+	fieldsOf.Store(t, out)
 	return out
 }
+
+// fieldsOf caches jsonFields by type: a platform file's teams and
+// classes are structs of the same few types. Its maps are never changed.
+var fieldsOf sync.Map
 
 func quoteEmpty(k string) string {
 	if k == "" {

@@ -324,7 +324,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 
 // snsTopicARN is a standard SNS topic's ARN: a topic name is 1 to 256
 // letters, digits, hyphens and underscores (SNS CreateTopic).
-var snsTopicARN = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$`)
+var snsTopicARN = compiled(`^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$`)
 
 func (p *Platform) validateMonitoring(ps *Problems) {
 	m := p.Monitoring
@@ -367,7 +367,7 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 				ps.Add(fmt.Sprintf("%s.emails[%d]", c.field, i), e, "an e-mail address such as oncall@example.com")
 			}
 		}
-		if a := c.target.TopicARN; a != "" && !snsTopicARN.MatchString(a) {
+		if a := c.target.TopicARN; a != "" && !snsTopicARN().MatchString(a) {
 			ps.Add(c.field+".topicArn", a, "an SNS topic ARN such as arn:aws:sns:us-east-1:123456789012:oncall-pages")
 		}
 	}
@@ -448,7 +448,7 @@ func (p *Platform) validateSubmission(ps *Problems) {
 
 func checkECRRepositories(ps *Problems, field string, repos []string) {
 	for i, r := range repos {
-		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern.MatchString(r) {
+		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern().MatchString(r) {
 			ps.Add(fmt.Sprintf("%s[%d]", field, i), r, "an ECR repository name such as ml/trainer")
 		}
 	}
@@ -516,9 +516,9 @@ func (p *Platform) validateTraining(ps *Problems) {
 	for i, k := range t.KMSKeys {
 		f := fmt.Sprintf("training.kmsKeys[%d]", i)
 		switch {
-		case kmsAliasARNPattern.MatchString(k):
+		case kmsAliasARNPattern().MatchString(k):
 			ps.Add(f, k, "the ARN of the key itself (…:key/ID), not of an alias: IAM evaluates KMS permissions against the key ARN, so a grant on an alias ARN does not reach its key")
-		case !kmsKeyARNPattern.MatchString(k):
+		case !kmsKeyARNPattern().MatchString(k):
 			ps.Add(f, k, "a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (the key ID is a UUID, or mrk- and 32 hex digits for a multi-Region key)")
 		case seen[k]:
 			ps.Add(f, k, "each key once")
@@ -529,7 +529,7 @@ func (p *Platform) validateTraining(ps *Problems) {
 
 // checkIDs checks a list of 1 to limit EC2 IDs of one kind (prefix, then 8
 // or 17 hex digits), each once.
-func checkIDs(ps *Problems, field string, ids []string, limit int, re *regexp.Regexp, kind, prefix, example string) {
+func checkIDs(ps *Problems, field string, ids []string, limit int, re func() *regexp.Regexp, kind, prefix, example string) {
 	switch {
 	case len(ids) == 0:
 		ps.Addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", limit, kind, example)
@@ -540,7 +540,7 @@ func checkIDs(ps *Problems, field string, ids []string, limit int, re *regexp.Re
 	for i, id := range ids {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		switch {
-		case !re.MatchString(id):
+		case !re().MatchString(id):
 			ps.Addf(f, id, "a %s ID: %s then 8 or 17 lowercase hex digits, such as %s", kind, prefix, example)
 		case seen[id]:
 			ps.Addf(f, id, "each %s once", kind)

@@ -1,13 +1,18 @@
-// Command coldstart measures the cold start of one of trainq's functions
-// (-function submitter or rerouter) under the AWS Lambda Runtime Interface
-// Emulator next to a hello-world Go Lambda (bench/submit/hello), in the
-// same run: for each, it starts a fresh emulator n times, invokes once, and
-// reports the emulator's INIT REPORT (the init phase) and the first
-// invocation's round trip, as medians (lambdatest.ReportColdStarts).
+// Command coldstart measures the cold start of trainq's functions under the
+// AWS Lambda Runtime Interface Emulator next to a hello-world Go Lambda
+// (bench/submit/hello), in the same run: in each of n rounds it starts a
+// fresh emulator for the hello-world function and for each function
+// measured, in turn, invokes once, and reads the emulator's INIT REPORT
+// (the init phase) and the first invocation's round trip; it reports the
+// medians and each function's init as a multiple of the hello-world one's
+// (lambdatest.ReportColdStarts).
 //
-// The submitter's first invocation is a request it refuses without calling
-// Batch (init plus validation); the re-router's is a whole run against a
-// local Batch endpoint with an empty queue (its listings, nothing to move).
+// The first invocations: the submitter's is a request it refuses without
+// calling Batch (init plus validation); the observer's a Batch job event;
+// the poller's and the re-router's a whole run against a local Batch
+// endpoint with an empty queue.
+//
+// Usage: go run ./bench/coldstart [-function all|submitter|observer|poller|rerouter] [-n 10]
 //
 // It must never import the AWS CDK, jsii or constructs.
 package main
@@ -17,6 +22,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
@@ -24,35 +32,46 @@ import (
 )
 
 // function is what the benchmark needs of a function: its package, its
-// environment beyond the queue, and its first invocation.
+// environment beyond the queue and the platform, and its first invocation.
 type function struct {
 	pkg     string
 	env     []string
 	payload string
 }
 
+// role is every team's execution role.
+const role = contract.EnvExecutionRoleARN + "=arn:aws:iam::123456789012:role/trainq-sagemaker"
+
 var functions = map[string]function{
-	"submitter": {lambdatest.SubmitterPackage,
-		[]string{contract.EnvExecutionRoleARN + "=arn:aws:iam::123456789012:role/trainq-sagemaker"}, `{"action":"describe"}`},
-	"rerouter": {lambdatest.RerouterPackage, nil, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
+	"submitter": {lambdatest.SubmitterPackage, []string{role}, `{"action":"describe"}`},
+	"observer": {lambdatest.ObserverPackage, nil, `{"id":"e1","source":"aws.batch","detail-type":"Batch Service Job State Change",` +
+		`"time":"2026-12-01T12:00:00Z","detail":{"jobId":"j1","jobName":"n","status":"RUNNABLE","jobQueue":"arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"}}`},
+	"poller":   {lambdatest.PollerPackage, nil, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
+	"rerouter": {lambdatest.RerouterPackage, []string{role}, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
 }
+
+// order is the report's order of the functions.
+var order = []string{"submitter", "observer", "poller", "rerouter"}
 
 func main() {
 	n := flag.Int("n", 10, "cold starts per function")
-	name := flag.String("function", "submitter", "the function to measure: submitter or rerouter")
+	name := flag.String("function", "all", "the function to measure: all, or one of "+strings.Join(order, ", "))
 	flag.Parse()
-	fn, ok := functions[*name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "coldstart: -function: got %q, want submitter or rerouter\n", *name)
-		os.Exit(2)
+	names := order
+	if *name != "all" {
+		if _, ok := functions[*name]; !ok {
+			fmt.Fprintf(os.Stderr, "coldstart: -function: got %q, want all or one of %s\n", *name, strings.Join(order, ", "))
+			os.Exit(2)
+		}
+		names = []string{*name}
 	}
-	if err := run(*n, *name, fn); err != nil {
+	if err := run(*n, names); err != nil {
 		fmt.Fprintln(os.Stderr, "coldstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, name string, fn function) error {
+func run(n int, names []string) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "trainq-coldstart-")
 	if err != nil {
@@ -63,21 +82,31 @@ func run(n int, name string, fn function) error {
 	if err != nil {
 		return err
 	}
-	boot, err := lambdatest.Build(ctx, fn.pkg, dir, "bootstrap")
-	if err != nil {
-		return err
-	}
-	if err := lambdatest.WritePlatform(dir, nil); err != nil {
-		return err
-	}
+	fake := batchtest.New(0)
+	defer fake.Close()
+	env := lambdatest.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, contract.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training")
 	hello, err := lambdatest.Build(ctx, "github.com/trainq/trainq/bench/submit/hello", dir, "hello")
 	if err != nil {
 		return err
 	}
-	fake := batchtest.New(0)
-	defer fake.Close()
-	env := lambdatest.Env(append([]string{"AWS_ENDPOINT_URL_BATCH=" + fake.URL, "LAMBDA_TASK_ROOT=" + dir,
-		contract.EnvJobQueue + "=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"}, fn.env...)...)
-	return lambdatest.ReportColdStarts(ctx, os.Stdout, rie, env, []byte(fn.payload), n,
-		lambdatest.Target{Name: "hello-world Go Lambda", Bootstrap: hello}, lambdatest.Target{Name: "trainq " + name, Bootstrap: boot})
+	targets := []lambdatest.Target{{Name: "hello-world Go Lambda", Bootstrap: hello, Env: env, Payload: []byte(`{}`)}}
+	for _, name := range names {
+		fn := functions[name]
+		// Each bootstrap in a folder of its own, with the platform file,
+		// as Lambda unpacks a function.
+		sub := filepath.Join(dir, name)
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			return err
+		}
+		if err := lambdatest.WritePlatform(sub, nil); err != nil {
+			return err
+		}
+		boot, err := lambdatest.Build(ctx, fn.pkg, sub, "bootstrap")
+		if err != nil {
+			return err
+		}
+		e := append(slices.Clone(env), append(fn.env, "LAMBDA_TASK_ROOT="+sub)...)
+		targets = append(targets, lambdatest.Target{Name: "trainq " + name, Bootstrap: boot, Env: e, Payload: []byte(fn.payload)})
+	}
+	return lambdatest.ReportColdStarts(ctx, os.Stdout, rie, n, targets...)
 }

@@ -9,27 +9,34 @@ import (
 )
 
 // Target is one function whose cold start is measured: a name for the
-// report and its bootstrap.
+// report, its bootstrap, its whole environment (Env) and the payload of
+// its first invocation, which must answer 200.
 type Target struct {
 	Name, Bootstrap string
+	Env             []string
+	Payload         []byte
 }
 
-// ReportColdStarts measures, for each target in turn, n cold starts under
-// the emulator rie with env: a fresh emulator, one invocation with payload
-// (which must answer 200), the emulator's INIT REPORT (the init phase) and
-// the first invocation's round trip. It writes the medians to w as
-// Markdown table rows, the same for every benchmark that compares a
-// function with a hello-world one.
-func ReportColdStarts(ctx context.Context, w io.Writer, rie string, env []string, payload []byte, n int, targets ...Target) error {
-	for _, fn := range targets {
-		var inits, firsts []time.Duration
-		for i := 0; i < n; i++ {
-			e, err := Start(ctx, rie, fn.Bootstrap, env)
+// ReportColdStarts measures n cold starts of each target under the
+// emulator rie — a fresh emulator, one invocation, the emulator's INIT
+// REPORT (the init phase) and the first invocation's round trip — taking
+// the targets in turn within each round, so that every target meets the
+// same load of a shared machine. It writes to w, as Markdown table rows,
+// each target's medians and, for every target after the first (the
+// reference, a hello-world function), its median init as a multiple of the
+// reference's: the same for every benchmark that compares a function with
+// a hello-world one.
+func ReportColdStarts(ctx context.Context, w io.Writer, rie string, n int, targets ...Target) error {
+	inits := make([][]time.Duration, len(targets))
+	firsts := make([][]time.Duration, len(targets))
+	for i := 0; i < n; i++ {
+		for t, fn := range targets {
+			e, err := Start(ctx, rie, fn.Bootstrap, fn.Env)
 			if err != nil {
 				return err
 			}
 			t0 := time.Now()
-			status, body, err := e.Invoke(ctx, payload)
+			status, body, err := e.Invoke(ctx, fn.Payload)
 			first := time.Since(t0)
 			var init time.Duration
 			ok := false
@@ -42,10 +49,15 @@ func ReportColdStarts(ctx context.Context, w io.Writer, rie string, env []string
 			if err != nil || !ok || status != 200 {
 				return fmt.Errorf("%s: invoke %d %s %v, init report found %v:\n%s", fn.Name, status, body, err, ok, e.Log())
 			}
-			inits, firsts = append(inits, init), append(firsts, first)
+			inits[t], firsts[t] = append(inits[t], init), append(firsts[t], first)
 		}
-		fmt.Fprintf(w, "| cold start, %s: init (median of %d) | %.1f ms |\n", fn.Name, n, ms(median(inits)))
-		fmt.Fprintf(w, "| cold start, %s: first invoke round trip (median of %d) | %.1f ms |\n", fn.Name, n, ms(median(firsts)))
+	}
+	for t, fn := range targets {
+		fmt.Fprintf(w, "| cold start, %s: init (median of %d) | %.1f ms |\n", fn.Name, n, ms(median(inits[t])))
+		fmt.Fprintf(w, "| cold start, %s: first invoke round trip (median of %d) | %.1f ms |\n", fn.Name, n, ms(median(firsts[t])))
+	}
+	for t, fn := range targets[1:] {
+		fmt.Fprintf(w, "| cold start, %s: init ÷ %s's | %.2f× |\n", fn.Name, targets[0].Name, float64(median(inits[t+1]))/float64(median(inits[0])))
 	}
 	return nil
 }
