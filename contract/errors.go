@@ -1,8 +1,8 @@
 package contract
 
 // Kind is the errorType of a failed invocation of a trainq function: the
-// submission function's answers, and the scheduled functions' (the poller,
-// the re-router), which fail only as UpstreamError.
+// submission function's answers, and those of the observer, the poller and
+// the re-router, which fail only as UpstreamError (AWS failed a call).
 type Kind string
 
 const (

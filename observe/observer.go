@@ -3,12 +3,15 @@ package observe
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/contract"
@@ -22,9 +25,9 @@ import (
 // event: an event it cannot read is counted (EventsRejected) and logged with
 // its reason on the same line, so that EventBridge does not retry it.
 //
-// Its Invoke method has the shape of aws-lambda-go's lambda.Handler, so
-// `lambda.Start(observer)` runs it as is, but this package does not import
-// Lambda.
+// Serve is its typed Lambda handler (bin/observer starts it with
+// lambda.StartHandlerFunc); Invoke has the shape of lambda.Handler, for
+// tests that hand it raw payloads.
 type Observer struct {
 	platform  *platform.Platform
 	queue     string // as configured: an ARN or a name
@@ -91,13 +94,31 @@ const (
 // maxListedProblems bounds the unreadable members a line lists.
 const maxListedProblems = 10
 
-// Invoke handles one event and answers "null". It records a job's state
+// Serve is the function's handler, typed for the Lambda library
+// (lambda.StartHandlerFunc, as every trainq function starts): it handles
+// one event, as sent, and answers null. It records a job's state
 // change in the ledger first, when it has one, and then writes the event's
 // metrics. It returns an error only when the ledger write or the metrics
 // fail, so that Lambda retries the event (a retried event adds nothing to
 // the ledger that it already holds, and its metrics were not written); an
 // event trainq cannot read or encode becomes a rejection line instead.
+//
+// Its errors answer errorType UpstreamError (contract.KindUpstream): the
+// ledger's table or the log failed, not the event.
+func (o *Observer) Serve(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
+	out, err := o.serve(ctx, payload)
+	if err != nil {
+		return nil, messages.InvokeResponse_Error{Type: string(contract.KindUpstream), Message: contract.Cut(err.Error(), contract.MaxLoggedChars)}
+	}
+	return out, nil
+}
+
+// Invoke implements lambda.Handler: Serve.
 func (o *Observer) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	return o.Serve(ctx, payload)
+}
+
+func (o *Observer) serve(ctx context.Context, payload []byte) ([]byte, error) {
 	now := o.now()
 	recs, obs := o.observe(now, payload)
 	if obs != nil && o.ledger != nil {

@@ -320,9 +320,11 @@ func aliasOf(functionARN string) string {
 	return q
 }
 
-// Invoke implements lambda.Handler: verify the caller's identity, decode,
-// handle, encode. Errors are function errors whose errorType is a Kind.
-func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+// Serve is the function's handler, typed for the Lambda library
+// (lambda.StartHandlerFunc, as every trainq function starts): verify the
+// caller's identity over the payload as sent, decode, handle. Errors are
+// function errors whose errorType is a Kind.
+func (h *Handler) Serve(ctx context.Context, payload json.RawMessage) (*contract.Response, error) {
 	request, caller, err := h.identify(ctx, CallerFromContext(ctx), payload)
 	if err != nil {
 		h.count("", nil, err)
@@ -337,6 +339,15 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	resp, err := h.Handle(ctx, caller, req)
 	if err != nil {
 		return nil, LambdaError(err)
+	}
+	return resp, nil
+}
+
+// Invoke implements lambda.Handler: Serve, its answer encoded.
+func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	resp, err := h.Serve(ctx, payload)
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(resp)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +16,8 @@ import (
 // TestHostileEventsUnderTheEmulator runs the observer's hostile corpus
 // (internal/hostile, the cases observe's tests run in process) through the
 // real bootstrap under the Lambda Runtime Interface Emulator: every event is
-// answered (never a function error that EventBridge would retry), the
+// answered (never a function error that EventBridge would retry; a body
+// that is not JSON never reaches a deployed function), the
 // metrics are those promised, and no line the function writes — its EMF or
 // anything else in its log — exceeds 256 KiB.
 func TestHostileEventsUnderTheEmulator(t *testing.T) {
@@ -38,6 +41,18 @@ func TestHostileEventsUnderTheEmulator(t *testing.T) {
 			inv, err := e.Call(ctx, c.Event)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !json.Valid(c.Event) {
+				// Lambda's Invoke refuses a body that is not JSON
+				// (InvalidRequestContentException, "The request body
+				// could not be parsed as JSON"): no such event reaches a
+				// deployed function. Under the emulator the Lambda
+				// library's decoding answers it, before the observer,
+				// with a short function error.
+				if !strings.Contains(string(inv.Body), `"errorType"`) || len(inv.Body) > 4096 {
+					t.Errorf("answer %d %.300s, want a function error of at most 4 KiB", inv.Status, inv.Body)
+				}
+				return
 			}
 			if inv.Status != 200 || string(inv.Body) != "null" {
 				t.Errorf("answer %d %.300s, want 200 null", inv.Status, inv.Body)

@@ -59,6 +59,6 @@ func run() error {
 		}
 		obs.SetLedger(store)
 	}
-	lambda.Start(obs)
+	lambda.StartHandlerFunc(obs.Serve)
 	return nil
 }

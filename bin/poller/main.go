@@ -67,7 +67,7 @@ func run() error {
 	}
 	table := os.Getenv(contract.EnvLedgerTable)
 	if table == "" {
-		lambda.Start(poller.Handle)
+		lambda.StartHandlerFunc(poller.Handle)
 		return nil
 	}
 	store, err := ledger.NewStore(dynamodb.NewFromConfig(cfg), table, p.LedgerRetention(), time.Now)
@@ -75,7 +75,7 @@ func run() error {
 		return err
 	}
 	pass := reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: time.Now}
-	lambda.Start(func(ctx context.Context, payload json.RawMessage) (poll.Answer, error) {
+	lambda.StartHandlerFunc(func(ctx context.Context, payload json.RawMessage) (poll.Answer, error) {
 		due := pass.Due(time.Now())
 		answer, err := poller.Handle(ctx, payload)
 		if due {

@@ -32,7 +32,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "trainq rerouter:", err)
 		os.Exit(1)
 	}
-	lambda.Start(r.Handle)
+	lambda.StartHandlerFunc(r.Handle)
 }
 
 func build(ctx context.Context) (*reroute.Rerouter, error) {

@@ -28,7 +28,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "trainq submitter:", err)
 		os.Exit(1)
 	}
-	lambda.Start(h)
+	lambda.StartHandlerFunc(h.Serve)
 }
 
 func build(ctx context.Context) (*submit.Handler, error) {
