@@ -5,28 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/metrics"
-	"github.com/trainq/trainq/reroute"
 )
-
-// withDoor is another function instance over e's fake whose door knows env
-// (a redeployment that changed the teams' roles, say).
-func (e *env) withDoor(t *testing.T, env door.Env) *reroute.Rerouter {
-	t.Helper()
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
-	r, err := reroute.New(reroute.Config{Platform: e.p, JobQueue: testQueue, Door: env, Batch: reroute.NewBatchClient(cfg, fastPolicy),
-		Now: func() time.Time { return e.now }, Metrics: &e.metrics, Logger: newLogger(&e.log), RelookDelays: []time.Duration{0, 0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // TestTheDoorRefusesAMoveOnce: a research job of team beta whose payload
 // writes into team alpha's prefix of the artifacts bucket (submitted before

@@ -98,6 +98,20 @@ func (e *env) again(t *testing.T) *reroute.Rerouter {
 // againWith is again with the clock now.
 func (e *env) againWith(t *testing.T, now func() time.Time) *reroute.Rerouter {
 	t.Helper()
+	return e.instance(t, now, testDoor(e.p))
+}
+
+// withDoor is another function instance over e's fake whose door knows d
+// (a redeployment that changed the teams' roles, say).
+func (e *env) withDoor(t *testing.T, d door.Env) *reroute.Rerouter {
+	t.Helper()
+	return e.instance(t, func() time.Time { return e.now }, d)
+}
+
+// instance is a function instance over e's fake with the clock now and
+// the door's facts d.
+func (e *env) instance(t *testing.T, now func() time.Time, d door.Env) *reroute.Rerouter {
+	t.Helper()
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), BaseEndpoint: aws.String(e.fake.URL)}
 	r, err := reroute.New(reroute.Config{
 		Platform:     e.p,
@@ -105,7 +119,7 @@ func (e *env) againWith(t *testing.T, now func() time.Time) *reroute.Rerouter {
 		Batch:        reroute.NewBatchClient(cfg, fastPolicy),
 		Now:          now,
 		Metrics:      &e.metrics,
-		Door:         testDoor(e.p),
+		Door:         d,
 		Logger:       newLogger(&e.log),
 		RelookDelays: []time.Duration{0, 0, 0},
 	})
