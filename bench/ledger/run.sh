@@ -8,7 +8,10 @@
 #                                  simulator, Batch's events, the observer
 #                                  under the Lambda Runtime Interface Emulator,
 #                                  the ledger, and back by trace export and
-#                                  usage (roundtrip/main.go).
+#                                  usage (roundtrip/main.go); with
+#                                  --trace examples/jobs.csv --emulated 1000000
+#                                  every event of the example trace goes
+#                                  through the emulator.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 date -u +"%Y-%m-%dT%H:%M:%SZ"

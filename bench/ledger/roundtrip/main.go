@@ -22,6 +22,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -49,8 +50,9 @@ func main() {
 	writers := flag.Int("writers", 4, "observer emulators invoked at once")
 	emulated := flag.Int("emulated", 5000, "jobs whose every event goes through the observer under the emulator")
 	seed := flag.Uint64("seed", 1, "trace seed")
+	file := flag.String("trace", "", "a trace file to replay instead of a generated trace (-jobs is then ignored), e.g. examples/jobs.csv")
 	flag.Parse()
-	if err := run(*jobs, *emulated, *writers, *seed); err != nil {
+	if err := run(*file, *jobs, *emulated, *writers, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/ledger/roundtrip:", err)
 		os.Exit(1)
 	}
@@ -77,11 +79,34 @@ func peak() (stop func() uint64) {
 	return func() uint64 { close(done); return max.Load() }
 }
 
-func run(n, emulated, writers int, seed uint64) error {
+func run(file string, n, emulated, writers int, seed uint64) error {
 	ctx := context.Background()
 	p := platform.Default()
 	var jobs []trace.Job
-	if err := trace.Generate(p, trace.GenerateOptions{Seed: seed, Jobs: n}, func(j trace.Job) error { jobs = append(jobs, j); return nil }); err != nil {
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		tr, err := trace.NewReader(f)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		for {
+			j, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+		f.Close()
+		n = len(jobs)
+	} else if err := trace.Generate(p, trace.GenerateOptions{Seed: seed, Jobs: n}, func(j trace.Job) error { jobs = append(jobs, j); return nil }); err != nil {
 		return err
 	}
 	// The observer stamps with the real clock: the trace ends a day ago.
@@ -106,8 +131,8 @@ func run(n, emulated, writers int, seed uint64) error {
 			}
 		}
 	}
-	fmt.Printf("trace: %d jobs over %.1f days (seed %d); simulated in %.1f s: %d preempted attempts, %d jobs to export; %d jobs' %d events (one in ten twice, shuffled) under the emulator\n",
-		n, float64(rt.End-rt.Start)/86.4e6, seed, time.Since(t0).Seconds(), preempted, len(rt.Want), emulated, len(events))
+	fmt.Printf("trace %s: %d jobs over %.1f days (seed %d); simulated in %.1f s: %d preempted attempts, %d jobs to export; %d jobs' %d events (one in ten twice, shuffled) under the emulator\n",
+		cmp.Or(file, "generated"), n, float64(rt.End-rt.Start)/86.4e6, seed, time.Since(t0).Seconds(), preempted, len(rt.Want), emulated, len(events))
 
 	local, err := dynamotest.Start(ctx)
 	if err != nil {
