@@ -162,6 +162,44 @@ func WhoWaitsWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.I
 	}
 }
 
+// daySeconds is a day, the period of the usage widgets.
+const daySeconds = 24 * 60 * minute
+
+// UsageWidgets are a row of each team's usage: instance-hours per day by
+// team, all instance types together, and of them those on borrowed
+// capacity (quota mode). The poller writes InstancesInUse{Queue,Team} and
+// BorrowedInstances{Queue,Team} once a minute, so a day's Sum of the
+// samples is instance-minutes and a sixtieth of it instance-hours (a team
+// holding 4 instances all day: 1,440 samples of 4, Sum 5,760, 96
+// instance-hours). A minute the poller missed is missing here too: the
+// exact figures, by class, type and day, are trainq usage's, from the job
+// ledger.
+func UsageWidgets(queue ITrainingQueue, props *WidgetProps, quota bool) []awscloudwatch.IWidget {
+	w := widgetProps(props)
+	hours := func(m metrics.Metric) []awscloudwatch.IMetric {
+		out := make([]awscloudwatch.IMetric, len(w.Teams))
+		for i, team := range w.Teams {
+			id := fmt.Sprintf("t%d", i)
+			out[i] = awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+				Expression: jsii.String(id + "/60"),
+				UsingMetrics: &map[string]awscloudwatch.IMetric{
+					id: queue.Metric(m, byTeam(team), statPeriod("Sum", daySeconds, "")),
+				},
+				Label:  jsii.String(team),
+				Period: period(daySeconds),
+			})
+		}
+		return out
+	}
+	out := []awscloudwatch.IWidget{
+		graph("Instance-hours per day by team (minute samples; exact: trainq usage)", hours(metrics.InstancesInUse), countAxis("instance-hours")),
+	}
+	if quota {
+		out = append(out, graph("Borrowed instance-hours per day by team (beyond its quota)", hours(metrics.BorrowedInstances), countAxis("instance-hours")))
+	}
+	return out
+}
+
 // WhyWidgets are a row of why jobs wait or fail: runnable jobs by instance
 // type, queue-blocked events by reason, and failures by whose fault.
 func WhyWidgets(queue ITrainingQueue, props *WidgetProps) []awscloudwatch.IWidget {

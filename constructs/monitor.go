@@ -217,7 +217,7 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		last = append(SubmitterWidgets(props.Queue, props.Submitter), last...)
 	}
 	rows := [][]awscloudwatch.IWidget{CapacityWidgets(props.Queue, w), BacklogWidgets(props.Queue, w),
-		WhoWaitsWidgets(props.Queue, w), WhyWidgets(props.Queue, w), outcomes, last}
+		WhoWaitsWidgets(props.Queue, w), UsageWidgets(props.Queue, w, quotaMode(m.pipeline.Platform())), WhyWidgets(props.Queue, w), outcomes, last}
 	if props.Rerouter != nil {
 		rows = append(rows, RerouterWidgets(props.Rerouter))
 	}
@@ -255,4 +255,10 @@ func (m *monitor) Alarms() map[string]awscloudwatch.Alarm {
 		return nil
 	}
 	return m.factory.Alarms()
+}
+
+// quotaMode reports whether p schedules by quota shares (nil: not known, so
+// no).
+func quotaMode(p *platform.Platform) bool {
+	return p != nil && p.Scheduling.Mode == platform.ModeQuota
 }

@@ -3,6 +3,7 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	tq "github.com/trainq/trainq/constructs"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
 )
 
 const noMonitorPlatform = "testdata/nomonitor.yaml"
@@ -416,5 +418,76 @@ func TestMonitoringCanBeTurnedOff(t *testing.T) {
 	s.template.find(t, "AWS::Lambda::Function", "FunctionName", s.platform.SubmitFunctionName())
 	for _, e := range s.errors {
 		t.Errorf("error annotation: %s", e)
+	}
+}
+
+// TestDashboardShowsEachTeamsInstanceHoursPerDay: the usage row turns the
+// poller's minute samples into instance-hours per day for every team. The
+// poller writes InstancesInUse{Queue,Team} (and, with quota shares,
+// BorrowedInstances{Queue,Team}) once a minute, all instance types
+// together, so a day's Sum is instance-minutes: a team holding 4 instances
+// all day gives 1,440 samples of 4, a Sum of 5,760, and 5,760/60 = 96
+// instance-hours. Borrowing exists only with quota shares.
+func TestDashboardShowsEachTeamsInstanceHoursPerDay(t *testing.T) {
+	for _, file := range []string{"", fairSharePlatform} {
+		t.Run(describe(file), func(t *testing.T) {
+			s := synth(t, file)
+			_, d := s.template.one(t, "AWS::CloudWatch::Dashboard")
+			body := dashboardBody(t, d.Properties["DashboardBody"])
+			quota := s.platform.Scheduling.Mode == platform.ModeQuota
+			check := func(titlePrefix string, metric metrics.Metric, want bool) {
+				var widget any
+				for _, w := range asList(body["widgets"]) {
+					if strings.HasPrefix(fmt.Sprint(get(w, "properties.title")), titlePrefix) {
+						widget = w
+					}
+				}
+				if widget == nil {
+					if want {
+						t.Errorf("no widget %q", titlePrefix)
+					}
+					return
+				}
+				if !want {
+					t.Errorf("widget %q on a platform without quota shares: nothing is borrowed there", titlePrefix)
+					return
+				}
+				exprs := map[string]map[string]any{} // id -> expression line, by the id it divides
+				samples := map[string][]any{}        // id -> metric line
+				for _, line := range asList(get(widget, "properties.metrics")) {
+					arr := asList(line)
+					if len(arr) == 1 {
+						e := arr[0].(map[string]any)
+						id := strings.TrimSuffix(fmt.Sprint(e["expression"]), "/60")
+						exprs[id] = e
+						continue
+					}
+					opts := arr[len(arr)-1].(map[string]any)
+					samples[fmt.Sprint(opts["id"])] = arr
+				}
+				for _, team := range s.platform.TeamNames() {
+					found := false
+					for id, e := range exprs {
+						if e["label"] != team {
+							continue
+						}
+						found = true
+						if e["expression"] != id+"/60" || e["period"] != float64(86400) {
+							t.Errorf("%s: team %s's line is %v over %v s, want a day's (86400 s) Sum of minute samples divided by 60", titlePrefix, team, e["expression"], e["period"])
+						}
+						m := samples[id]
+						opts, _ := m[len(m)-1].(map[string]any)
+						if len(m) < 2 || m[1] != metric.Name || !slices.Contains(m, any(team)) || slices.Contains(m, any(metrics.InstanceType)) || opts["stat"] != "Sum" || opts["period"] != float64(86400) {
+							t.Errorf("%s: team %s's samples are %v, want %s{Queue,Team=%s}, Sum over 86400 s", titlePrefix, team, m, metric.Name, team)
+						}
+					}
+					if !found {
+						t.Errorf("%s: no line for team %s", titlePrefix, team)
+					}
+				}
+			}
+			check("Instance-hours per day by team", metrics.InstancesInUse, true)
+			check("Borrowed instance-hours per day by team", metrics.BorrowedInstances, quota)
+		})
 	}
 }
