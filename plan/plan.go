@@ -238,7 +238,7 @@ func refuse(prev, next *Template, changes map[string]*Change) {
 // sameCustomName is the create-only name property (…Name) that both
 // versions give the same literal value, or "".
 func sameCustomName(typ string, o, n Resource) string {
-	for _, ptr := range createOnly[typ] {
+	for _, ptr := range createOnlyOf(typ) {
 		prop := strings.TrimPrefix(ptr, "/properties/")
 		if !strings.HasSuffix(prop, "Name") || strings.Contains(prop, "/") {
 			continue
@@ -282,7 +282,7 @@ func changedProperties(o, n map[string]any) []string {
 // (a pointer below a property, /properties/A/B, compares A.B).
 func changedCreateOnly(typ string, o, n map[string]any) []string {
 	var out []string
-	for _, ptr := range createOnly[typ] {
+	for _, ptr := range createOnlyOf(typ) {
 		path := strings.Split(strings.TrimPrefix(ptr, "/properties/"), "/")
 		if !reflect.DeepEqual(at(o, path), at(n, path)) {
 			out = append(out, strings.Join(path, "."))
@@ -303,7 +303,7 @@ func at(v any, path []string) any {
 }
 
 func isCreateOnly(typ, prop string) bool {
-	return slices.ContainsFunc(createOnly[typ], func(ptr string) bool {
+	return slices.ContainsFunc(createOnlyOf(typ), func(ptr string) bool {
 		return ptr == "/properties/"+prop || strings.HasPrefix(ptr, "/properties/"+prop+"/")
 	})
 }
@@ -421,4 +421,14 @@ func effect(typ string, a Action) string {
 		return "the table and its items are deleted"
 	}
 	return ""
+}
+
+// createOnlyOf are typ's create-only properties; a custom resource type
+// (Custom::NAME) is AWS::CloudFormation::CustomResource under a name of the
+// template's choosing (CloudFormation user guide, "Custom resources").
+func createOnlyOf(typ string) []string {
+	if strings.HasPrefix(typ, "Custom::") {
+		typ = "AWS::CloudFormation::CustomResource"
+	}
+	return createOnly[typ]
 }
