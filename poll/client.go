@@ -1,8 +1,6 @@
 package poll
 
 import (
-	"time"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
 
@@ -13,10 +11,9 @@ import (
 // (batchsdk.RetryPolicy).
 type RetryPolicy = batchsdk.RetryPolicy
 
-// DefaultRetryPolicy gives up early on throttling, as the re-router's
-// does: a run's calls are bounded by CallTimeout anyway, and the next run
-// (a minute later) reads the queue again.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 3, MaxBackoff: 2 * time.Second, AttemptTimeout: 10 * time.Second}
+// DefaultRetryPolicy is batchsdk.BackgroundRetryPolicy: the poller gives up
+// early on throttling, and its next run carries on.
+var DefaultRetryPolicy = batchsdk.BackgroundRetryPolicy
 
 // NewBatchClient is batchsdk.NewClient: the Batch client every trainq
 // function builds, with policy's retries.

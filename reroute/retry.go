@@ -2,7 +2,6 @@ package reroute
 
 import (
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
@@ -14,11 +13,9 @@ import (
 // (batchsdk.RetryPolicy).
 type RetryPolicy = batchsdk.RetryPolicy
 
-// DefaultRetryPolicy gives up early on throttling: the re-router is not in
-// a hurry (a run stops at the first call still throttled after 3 attempts,
-// at most 1 + 2 s of waits, and the next run carries on), and the
-// submission function shares Batch's submission rate.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 3, MaxBackoff: 2 * time.Second, AttemptTimeout: 10 * time.Second}
+// DefaultRetryPolicy is batchsdk.BackgroundRetryPolicy: the re-router gives up
+// early on throttling, and its next run carries on.
+var DefaultRetryPolicy = batchsdk.BackgroundRetryPolicy
 
 // NewBatchClient is batchsdk.NewClient: the Batch client every trainq
 // function builds, with policy's retries.

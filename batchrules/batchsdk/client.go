@@ -28,6 +28,13 @@ type RetryPolicy struct {
 	AttemptTimeout time.Duration
 }
 
+// BackgroundRetryPolicy is the retries of the functions that run on a
+// schedule (the poller, the re-router): they give up early on throttling,
+// at most 3 attempts and 1 + 2 s of waits, since their calls are bounded
+// by their run anyway and the next run, a minute later, reads the queue
+// again; the submission function shares Batch's submission rate with them.
+var BackgroundRetryPolicy = RetryPolicy{MaxAttempts: 3, MaxBackoff: 2 * time.Second, AttemptTimeout: 10 * time.Second}
+
 // NewClient returns a Batch client for cfg (the SDK's standard
 // configuration, so AWS_ENDPOINT_URL_BATCH is honoured) with policy's
 // retries. The client-side retry quota is off: Batch's own throttling is

@@ -178,7 +178,7 @@ func Check(ctx context.Context, s *ledger.Store, p *platform.Platform, run *Run,
 	if err := export(ctx, since, until, &csv); err != nil {
 		return err
 	}
-	got, err := readTrace(&csv)
+	got, err := ReadTrace(&csv)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,8 @@ func Check(ctx context.Context, s *ledger.Store, p *platform.Platform, run *Run,
 	return nil
 }
 
-func readTrace(r io.Reader) ([]trace.Job, error) {
+// ReadTrace reads every job of a trace.
+func ReadTrace(r io.Reader) ([]trace.Job, error) {
 	tr, err := trace.NewReader(r)
 	if err != nil {
 		return nil, err

@@ -88,23 +88,11 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 		if err != nil {
 			return err
 		}
-		tr, err := trace.NewReader(f)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		for {
-			j, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return err
-			}
-			jobs = append(jobs, j)
-		}
+		jobs, err = roundtrip.ReadTrace(f)
 		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
 		n = len(jobs)
 	} else if err := trace.Generate(p, trace.GenerateOptions{Seed: seed, Jobs: n}, func(j trace.Job) error { jobs = append(jobs, j); return nil }); err != nil {
 		return err
