@@ -56,11 +56,9 @@ func (c *cmd) historyFlags() func() (contract.Request, error) {
 		"trainq history --class research --team search-ranking --since 2026-12-01 --until 2026-12-02",
 		"trainq history --unqualified --filter-team search-research --state preempted,timed-out --output csv",
 	}
-	c.fs.StringVar(&c.team, "team", "", "team of the alias (required with --class): with --class it selects the function alias")
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team: the teams your role is granted in full (an operator: every job)")
+	c.aliasFlags("the teams your role is granted in full (an operator: every job)")
 	var since, until, teams, classes, states string
-	c.fs.StringVar(&since, "since", "", "start of the window: a UTC day (2026-11-01) or an RFC 3339 time (default: 30 days ago)")
-	c.fs.StringVar(&until, "until", "", "end of the window, as --since (default: now)")
+	c.windowFlags(&since, &until, "")
 	c.fs.StringVar(&teams, "filter-team", "", "show only jobs of these teams (comma-separated)")
 	c.fs.StringVar(&classes, "filter-class", "", "show only jobs of these classes (comma-separated)")
 	c.fs.StringVar(&states, "state", "", "show only jobs of these outcomes (comma-separated: succeeded, failed, cancelled, rerouted, preempted, timed-out, running)")
@@ -82,11 +80,9 @@ func (c *cmd) exportFlags() func() (contract.Request, error) {
 	c.examples = []string{
 		"trainq trace export --unqualified --since 2026-11-01 --until 2026-12-01 --out november.csv",
 	}
-	c.fs.StringVar(&c.team, "team", "", "team of the alias (required with --class): with --class it selects the function alias")
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team: the teams your role is granted by name (an operator: every job)")
+	c.aliasFlags("the teams your role is granted by name (an operator: every job)")
 	var since, until string
-	c.fs.StringVar(&since, "since", "", "start of the window, and time 0 of the trace: a UTC day (2026-11-01) or an RFC 3339 time (default: 30 days ago)")
-	c.fs.StringVar(&until, "until", "", "end of the window, as --since (default: now)")
+	c.windowFlags(&since, &until, ", and time 0 of the trace")
 	c.fs.StringVar(&c.out, "out", "", "trace file to write (- for stdout; required)")
 	return func() (contract.Request, error) {
 		if c.fs.NArg() > 0 {

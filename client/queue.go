@@ -71,8 +71,7 @@ func (c *cmd) queueFlags() func() (contract.Request, error) {
 		"trainq queue --class research --team search-ranking",
 		"trainq queue --unqualified --filter-team search-research --status RUNNABLE --output json",
 	}
-	c.fs.StringVar(&c.team, "team", "", "team of the alias (required with --class): with --class it selects the function alias")
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team: the teams your role is granted in full (an operator: every job)")
+	c.aliasFlags("the teams your role is granted in full (an operator: every job)")
 	var teams, classes, statuses string
 	c.fs.StringVar(&teams, "filter-team", "", "show only jobs of these teams (comma-separated)")
 	c.fs.StringVar(&classes, "filter-class", "", "show only jobs of these classes (comma-separated)")
@@ -96,6 +95,21 @@ func (c *cmd) queueFlags() func() (contract.Request, error) {
 		}
 		return contract.Request{Action: contract.ActionQueue}, nil
 	}
+}
+
+// aliasFlags sets --team (with the global --class, it selects the function
+// alias) and --unqualified, whose scope says what the function without an
+// alias gives, for the commands that read rather than act on one job.
+func (c *cmd) aliasFlags(unqualifiedScope string) {
+	c.fs.StringVar(&c.team, "team", "", "team of the alias (required with --class): with --class it selects the function alias")
+	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team: "+unqualifiedScope)
+}
+
+// windowFlags sets --since and --until, the window of the commands that
+// read the job ledger; sinceMeans adds what the start also is.
+func (c *cmd) windowFlags(since, until *string, sinceMeans string) {
+	c.fs.StringVar(since, "since", "", "start of the window"+sinceMeans+": a UTC day (2026-11-01) or an RFC 3339 time (default: 30 days ago)")
+	c.fs.StringVar(until, "until", "", "end of the window, as --since (default: now)")
 }
 
 // checkAlias requires --class and --team, or --unqualified; scope says

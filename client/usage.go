@@ -42,11 +42,9 @@ func (c *cmd) usageFlags() func() (contract.Request, error) {
 		"trainq usage --class research --team search-ranking --since 2026-11-01 --until 2026-12-01 --period month",
 		"trainq usage --unqualified --since 2026-11-24 --by team --output json",
 	}
-	c.fs.StringVar(&c.team, "team", "", "team of the alias (required with --class): with --class it selects the function alias")
-	c.fs.BoolVar(&c.unqualified, "unqualified", false, "invoke the function without an alias instead of --class and --team (operators only)")
+	c.aliasFlags("operators only")
 	var since, until, period, by string
-	c.fs.StringVar(&since, "since", "", "start of the window: a UTC day (2026-11-01) or an RFC 3339 time (default: 30 days ago)")
-	c.fs.StringVar(&until, "until", "", "end of the window, as --since (default: now)")
+	c.windowFlags(&since, &until, "")
 	c.fs.StringVar(&period, "period", "day", "cut the window by day or month")
 	c.fs.StringVar(&by, "by", "team,class,type", "dimensions to keep (comma-separated: team, class, type)")
 	return func() (contract.Request, error) {
