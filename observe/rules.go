@@ -19,12 +19,20 @@ type Identity struct {
 	Class string
 }
 
-// Identify recovers a job's team from its share (quotaShareName, else
-// shareIdentifier: trainq names each share after its team) and its class
-// from its scheduling priority (class bands never overlap). Events carry no
-// tags, so nothing else can tell.
+// Identify recovers a job's team and class from what its event carries
+// (IdentifyJob).
 func Identify(p *platform.Platform, d *Detail) (Identity, error) {
-	share := d.Share()
+	return IdentifyJob(p, d.QuotaShareName, d.ShareIdentifier, d.SchedulingPriority)
+}
+
+// IdentifyJob recovers a job's team from its share (quotaShareName, else
+// shareIdentifier, batchrules.ShareOfJob: trainq names each share after its
+// team) and its class from its scheduling priority (class bands never
+// overlap). Events carry no tags, so nothing else can tell; it is the one
+// rule for every writer of the ledger: the observer from an event, the
+// reconciling pass from DescribeServiceJob or ListServiceJobs.
+func IdentifyJob[N ~int | ~int32 | ~int64](p *platform.Platform, quotaShareName, shareIdentifier string, priority *N) (Identity, error) {
+	share := batchrules.ShareOfJob(quotaShareName, shareIdentifier)
 	if share == "" {
 		return Identity{}, fmt.Errorf("the job has neither quotaShareName nor shareIdentifier; want the name of a team (%v)", p.TeamNames())
 	}
@@ -32,12 +40,12 @@ func Identify(p *platform.Platform, d *Detail) (Identity, error) {
 	if !ok {
 		return Identity{}, fmt.Errorf("share %q is not a team of the platform; want one of %v", share, p.TeamNames())
 	}
-	if d.SchedulingPriority == nil {
+	if priority == nil {
 		return Identity{}, fmt.Errorf("the job has no schedulingPriority; want a priority inside a class band (%s)", bands(p))
 	}
-	class, ok := p.ClassForPriority(*d.SchedulingPriority)
+	class, ok := p.ClassForPriority(int(*priority))
 	if !ok {
-		return Identity{}, fmt.Errorf("schedulingPriority %d is outside every class band (%s)", *d.SchedulingPriority, bands(p))
+		return Identity{}, fmt.Errorf("schedulingPriority %d is outside every class band (%s)", *priority, bands(p))
 	}
 	return Identity{Team: team.Name, Class: class.Name}, nil
 }

@@ -18,6 +18,12 @@
 // previous pass's, so that every waiting job is described once every
 // waiting/MaxDescribes passes).
 //
+// A job whose every event was lost is not in the ledger at all, so the
+// pass also lists the queue's recent jobs (ListServiceJobs, at most
+// MaxListPages pages of 100 for each of ListedStatuses, newest first) and
+// describes those the ledger lacks, after the open jobs it holds as
+// active and before the waiting ones, within the same MaxDescribes.
+//
 // It is run-time code: it must never import the AWS CDK, jsii or
 // constructs, nor a function's package.
 package reconcile
@@ -32,17 +38,20 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/batch/types"
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/batchrules/batchsdk"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/ledger"
+	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
 )
 
-// Describer is the part of the AWS Batch client the pass calls.
-type Describer interface {
+// BatchAPI is the part of the AWS Batch client the pass calls.
+type BatchAPI interface {
 	DescribeServiceJob(ctx context.Context, in *batch.DescribeServiceJobInput, opts ...func(*batch.Options)) (*batch.DescribeServiceJobOutput, error)
+	ListServiceJobs(ctx context.Context, in *batch.ListServiceJobsInput, opts ...func(*batch.Options)) (*batch.ListServiceJobsOutput, error)
 }
 
 // Defaults of a pass.
@@ -59,18 +68,32 @@ const (
 	// DefaultMaxQueries bounds the reads of the open partition: 200 pages
 	// of up to 1 MB, some 250,000 open jobs.
 	DefaultMaxQueries = 200
+	// DefaultMaxListPages bounds the ListServiceJobs pages read for each
+	// of ListedStatuses: the newest 200 jobs of each status, 10 list calls
+	// and at most 1,000 ledger reads (GetItem) a pass.
+	DefaultMaxListPages = 2
 )
+
+// ListedStatuses are the statuses whose recent jobs a pass lists to find
+// jobs the ledger never saw: the ended ones (their usage is complete) and
+// the ones holding capacity (counted as running to now). Jobs still
+// waiting are not listed: a backlog can hold 100,000, they use nothing
+// yet, and the pass finds them once they run or end.
+var ListedStatuses = []types.ServiceJobStatus{types.ServiceJobStatusSucceeded, types.ServiceJobStatusFailed,
+	types.ServiceJobStatusRunning, types.ServiceJobStatusStarting, types.ServiceJobStatusScheduled}
 
 // Config configures a pass. Zero values take the defaults above.
 type Config struct {
 	Platform *platform.Platform
 	Ledger   *ledger.Store
-	Batch    Describer
+	Batch    BatchAPI
+	// Queue is the job queue's ARN or name (default the platform's).
+	Queue    string
 	Now      func() time.Time
 	Interval time.Duration
 	Grace    time.Duration
-	// MaxDescribes and MaxQueries bound the pass's calls.
-	MaxDescribes, MaxQueries int
+	// MaxDescribes, MaxQueries and MaxListPages bound the pass's calls.
+	MaxDescribes, MaxQueries, MaxListPages int
 }
 
 // Summary is what a pass did.
@@ -84,6 +107,15 @@ type Summary struct {
 	Described, Changed, Gone int
 	// Truncated is true when the open jobs were not all read.
 	Truncated bool
+	// Listed is how many recent jobs of the queue were listed, Unknown how
+	// many of them the ledger lacked (seen before Grace, of a team of the
+	// platform): each is described when the pass has room, and recorded
+	// when it is one of the platform's (Foreign counts those that are
+	// not: a share or priority the platform does not place).
+	Listed, Unknown, Foreign int
+	// ListTruncated is true when a status had more jobs than the pages
+	// read.
+	ListTruncated bool
 }
 
 // Due reports whether the pass runs at now: once every Interval, on the
@@ -123,8 +155,9 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	at := now()
 	before := at.Add(-grace).UnixMilli()
 	type open struct {
-		id   string
-		seen int64
+		id      string
+		seen    int64
+		unknown bool // listed by Batch, not in the ledger
 	}
 	var active, waiting []open
 	next, err := c.Ledger.OpenJobs(ctx, "", maxQueries, func(j *ledger.Job) (bool, error) {
@@ -133,7 +166,7 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 			return true, nil
 		}
 		sum.Stale++
-		o := open{j.JobID, j.LastSeen()}
+		o := open{id: j.JobID, seen: j.LastSeen()}
 		switch j.Status {
 		case "SCHEDULED", "STARTING", "RUNNING":
 			active = append(active, o)
@@ -154,6 +187,15 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	}
 	slices.SortFunc(active, oldest)
 	picked := active[:min(len(active), maxDescribes)]
+	unknown, err := c.unknownJobs(ctx, before, &sum)
+	if err != nil {
+		return sum, err
+	}
+	for _, id := range unknown {
+		if len(picked) < maxDescribes {
+			picked = append(picked, open{id: id, unknown: true})
+		}
+	}
 	if room := maxDescribes - len(picked); room > 0 && len(waiting) > 0 {
 		// The waiting jobs in turns: by job id, each pass the room after
 		// the previous pass's, so that ceil(waiting/room) consecutive
@@ -174,7 +216,13 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 		if err != nil {
 			return sum, fmt.Errorf("reconcile: describe job %s: %w", o.id, err)
 		}
-		changed, err := c.Ledger.Record(ctx, Observation(c.Platform, out))
+		ob := Observation(c.Platform, out)
+		if o.unknown && (ob.Team == "" || ob.Class == "") {
+			// Not a job the observer would record: no ledger item.
+			sum.Foreign++
+			continue
+		}
+		changed, err := c.Ledger.Record(ctx, ob)
 		if err != nil {
 			return sum, fmt.Errorf("reconcile: %w", err)
 		}
@@ -183,6 +231,58 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// unknownJobs lists the queue's recent jobs of ListedStatuses, newest
+// first, at most MaxListPages pages each, and returns those the ledger
+// lacks, in the order listed: their last moment (stop, start, schedule or
+// creation) before the moment before (an event in flight is not a lost
+// one), and their share a team of the platform.
+func (c Config) unknownJobs(ctx context.Context, before int64, sum *Summary) ([]string, error) {
+	pages := c.MaxListPages
+	if pages <= 0 {
+		pages = DefaultMaxListPages
+	}
+	queue := c.Queue
+	if queue == "" {
+		queue = c.Platform.JobQueueName()
+	}
+	var out []string
+	for _, status := range ListedStatuses {
+		var token *string
+		for page := 0; page < pages; page++ {
+			list, err := c.Batch.ListServiceJobs(ctx, &batch.ListServiceJobsInput{JobQueue: aws.String(queue), JobStatus: status,
+				MaxResults: aws.Int32(100), NextToken: token})
+			if err != nil {
+				return nil, fmt.Errorf("reconcile: list the queue's %s jobs: %w", status, err)
+			}
+			for _, j := range list.JobSummaryList {
+				sum.Listed++
+				last := max(aws.ToInt64(j.CreatedAt), aws.ToInt64(j.ScheduledAt), aws.ToInt64(j.StartedAt), aws.ToInt64(j.StoppedAt))
+				if last > before || aws.ToString(j.JobId) == "" {
+					continue
+				}
+				if _, ok := c.Platform.Team(batchrules.ShareOfJob(aws.ToString(j.QuotaShareName), aws.ToString(j.ShareIdentifier))); !ok {
+					continue
+				}
+				_, found, err := c.Ledger.Get(ctx, aws.ToString(j.JobId))
+				if err != nil {
+					return nil, fmt.Errorf("reconcile: %w", err)
+				}
+				if !found && !slices.Contains(out, aws.ToString(j.JobId)) {
+					sum.Unknown++
+					out = append(out, aws.ToString(j.JobId))
+				}
+			}
+			if token = list.NextToken; token == nil {
+				break
+			}
+			if page == pages-1 {
+				sum.ListTruncated = true
+			}
+		}
+	}
+	return out, nil
 }
 
 func cmpString(a, b string) int {
@@ -196,11 +296,12 @@ func cmpString(a, b string) int {
 }
 
 // Observation is what a DescribeServiceJob answer says of a job, as the
-// ledger records it. The team and class are found as the observer finds
-// them from an event (the share names the team, the scheduling priority's
-// band the class), so that both writers agree; the description adds what
-// events lack: the re-router's lineage tag and the checkpoint location of
-// the request.
+// ledger records it. The team and class are found by the observer's rule
+// (observe.IdentifyJob: the share names the team, the scheduling
+// priority's band the class), so that both writers agree; a job the rule
+// cannot place keeps the team and class its events gave. The description
+// adds what events lack: the re-router's lineage tag and the checkpoint
+// location of the request.
 func Observation(p *platform.Platform, d *batch.DescribeServiceJobOutput) ledger.Observation {
 	ms := func(v *int64) int64 {
 		if v == nil {
@@ -211,14 +312,11 @@ func Observation(p *platform.Platform, d *batch.DescribeServiceJobOutput) ledger
 	o := ledger.Observation{JobID: aws.ToString(d.JobId), JobARN: aws.ToString(d.JobArn), JobName: aws.ToString(d.JobName),
 		Status: string(d.Status), StatusReason: aws.ToString(d.StatusReason), CreatedAt: ms(d.CreatedAt), ScheduledAt: ms(d.ScheduledAt),
 		StartedAt: ms(d.StartedAt), StoppedAt: ms(d.StoppedAt), ReroutedFrom: d.Tags[contract.TagReroutedFrom]}
-	if t, ok := p.Team(batchrules.ShareOfJob(aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier))); ok {
-		o.Team = t.Name
+	if id, err := observe.IdentifyJob(p, aws.ToString(d.QuotaShareName), aws.ToString(d.ShareIdentifier), d.SchedulingPriority); err == nil {
+		o.Team, o.Class = id.Team, id.Class
 	}
 	if d.SchedulingPriority != nil {
 		o.Priority = int(*d.SchedulingPriority)
-		if c, ok := p.ClassForPriority(o.Priority); ok {
-			o.Class = c.Name
-		}
 	}
 	for _, u := range d.CapacityUsage {
 		if u.CapacityUnit != nil && u.Quantity != nil && *u.Quantity > 0 {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/batchrules/batchsdk"
+	"github.com/trainq/trainq/internal/awsmodel"
 	"github.com/trainq/trainq/internal/batchevents"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/dynamotest"
@@ -61,7 +64,7 @@ func newStore(t *testing.T, now time.Time) *ledger.Store {
 // detail with tags and the request: the Batch events reference), and
 // answers ClientException for any other job, as Batch does for a job past
 // its retention.
-func batchOf(t *testing.T, now map[string][]byte) (*batchtest.Server, reconcile.Describer) {
+func batchOf(t *testing.T, now map[string][]byte) (*batchtest.Server, reconcile.BatchAPI) {
 	t.Helper()
 	details := map[string]json.RawMessage{}
 	for id, ev := range now {
@@ -102,6 +105,47 @@ func record(t *testing.T, s *ledger.Store, now time.Time, events [][]byte) {
 	for _, e := range events {
 		if _, err := obs.Invoke(context.Background(), e); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// describedJobs are the job ids the fake was asked to describe, sorted.
+func describedJobs(fake *batchtest.Server) []string {
+	var ids []string
+	for _, call := range fake.Calls("DescribeServiceJob") {
+		var in struct {
+			JobID string `json:"jobId"`
+		}
+		_ = json.Unmarshal(call.Body, &in)
+		ids = append(ids, in.JobID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// sameAsTheirEvents checks that each job's item in store is the item in
+// whole, the ledger of every event of the same lives; lastScheduled keeps
+// only whole's latest scheduling moment (all a description gives).
+func sameAsTheirEvents(t *testing.T, store, whole *ledger.Store, lastScheduled bool, jobs ...batchevents.Job) {
+	t.Helper()
+	for _, j := range jobs {
+		got, found, err := store.Get(context.Background(), j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _, err := whole.Get(context.Background(), j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !found {
+			t.Errorf("job %s is not in the ledger after the pass", j.Name)
+			continue
+		}
+		if lastScheduled && len(ref.Scheduled) > 0 {
+			ref.Scheduled = ref.Scheduled[len(ref.Scheduled)-1:]
+		}
+		if diff := cmp.Diff(ref, got); diff != "" {
+			t.Errorf("job %s after the pass differs from its whole stream of events (-events +pass):\n%s", j.Name, diff)
 		}
 	}
 }
@@ -162,31 +206,11 @@ func TestAPassCompletesJobsWhoseEventsWereLost(t *testing.T) {
 	if sum != want {
 		t.Errorf("summary %+v, want %+v", sum, want)
 	}
-	var described []string
-	for _, call := range fake.Calls("DescribeServiceJob") {
-		var in struct {
-			JobID string `json:"jobId"`
-		}
-		_ = json.Unmarshal(call.Body, &in)
-		described = append(described, in.JobID)
-	}
-	slices.Sort(described)
+	described := describedJobs(fake)
 	if want := []string{a.ID, b.ID, c.ID, e.ID}; !slices.Equal(described, want) {
 		t.Errorf("described %v, want a, b, c and e (%v), never d (seen within the grace)", described, want)
 	}
-	for _, j := range []batchevents.Job{a, b, c} {
-		got, _, err := store.Get(ctx, j.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, _, err := whole.Get(ctx, j.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(ref, got); diff != "" {
-			t.Errorf("job %s after the pass differs from its whole stream of events (-events +pass):\n%s", j.Name, diff)
-		}
-	}
+	sameAsTheirEvents(t, store, whole, false, a, b, c)
 	// By hand: a succeeded at 5 h after a preempted attempt; b timed out
 	// (its attempt ran its 7,200 s limit) at 3 h; e stays open.
 	got, _, _ := store.Get(ctx, a.ID)
@@ -282,5 +306,238 @@ func TestThePassIsDueOncePerInterval(t *testing.T) {
 	}
 	if n != 96 {
 		t.Errorf("%d passes a day, want 96", n)
+	}
+}
+
+// listing answers ListServiceJobs from the jobs' current event details
+// (a ServiceJobSummary is a subset of the detail, under the same names):
+// the jobs of the queue in jobStatus, newest created first, as the API
+// reference sorts a listing by createdAt; pages of maxResults, nextToken
+// the offset of the next page.
+func listing(t *testing.T, fake *batchtest.Server, now map[string][]byte) {
+	t.Helper()
+	type summary struct {
+		id, status string
+		created    int64
+		detail     json.RawMessage
+	}
+	var all []summary
+	for id, ev := range now {
+		var e struct {
+			Detail json.RawMessage
+		}
+		var d struct {
+			Status    string
+			CreatedAt int64
+		}
+		if err := json.Unmarshal(ev, &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(e.Detail, &d); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, summary{id, d.Status, d.CreatedAt, e.Detail})
+	}
+	slices.SortFunc(all, func(a, b summary) int {
+		if a.created != b.created {
+			return int(b.created - a.created)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	fake.Handle("ListServiceJobs", func(body []byte) (int, any) {
+		var in struct {
+			JobQueue   string `json:"jobQueue"`
+			JobStatus  string `json:"jobStatus"`
+			MaxResults int    `json:"maxResults"`
+			NextToken  string `json:"nextToken"`
+		}
+		_ = json.Unmarshal(body, &in)
+		var page []json.RawMessage
+		from, _ := strconv.Atoi(in.NextToken)
+		answer := map[string]any{}
+		n := 0
+		for _, s := range all {
+			if s.status != in.JobStatus {
+				continue
+			}
+			if n++; n <= from {
+				continue
+			}
+			if len(page) == in.MaxResults {
+				answer["nextToken"] = strconv.Itoa(from + len(page))
+				break
+			}
+			page = append(page, s.detail)
+		}
+		answer["jobSummaryList"] = page
+		return 200, answer
+	})
+}
+
+// TestAPassFindsJobsWhoseEveryEventWasLost: jobs the ledger never saw are
+// found by listing the queue's recent ended and running jobs, described
+// and recorded as the whole stream of their events would have left them;
+// a job seen within the grace, a job of another share and a job whose
+// priority no class holds are not recorded, and a job the ledger holds is
+// not described for being listed. The requests are valid by AWS Batch's
+// published model.
+func TestAPassFindsJobsWhoseEveryEventWasLost(t *testing.T) {
+	ctx := context.Background()
+	const minute = int64(60_000)
+	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	now := time.UnixMilli(d0 + 600*minute)
+	p := platform.Default()
+	research, _ := p.Class("research")
+	base := func(n int, name string) batchevents.Job {
+		return batchevents.Job{ID: id(n), Name: name, Queue: queue, Share: "search-research", Priority: research.SchedulingPriority(50),
+			InstanceType: "ml.p5.48xlarge", Instances: 2, CreatedAt: d0, TimeoutSeconds: 7200, PreemptionRetries: 20}
+	}
+	// seen: succeeded 1 h-2 h, every event recorded.
+	seen := base(1, "seen")
+	seen.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 50*minute, StartedAt: d0 + 60*minute, StoppedAt: d0 + 120*minute}}
+	seen.Succeeded = true
+	// ended: every event lost; preempted at 3 h, then succeeded 4 h-6 h.
+	ended := base(2, "ended")
+	ended.CreatedAt = d0 + 100*minute
+	ended.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 110*minute, StartedAt: d0 + 120*minute, StoppedAt: d0 + 180*minute, Preempted: true},
+		{ScheduledAt: d0 + 230*minute, StartedAt: d0 + 240*minute, StoppedAt: d0 + 360*minute}}
+	ended.Succeeded = true
+	// running: every event lost; running since 8 h.
+	running := base(3, "running")
+	running.CreatedAt = d0 + 400*minute
+	running.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 470*minute, StartedAt: d0 + 480*minute}}
+	// fresh: started 3 minutes ago, within the grace: its events may be
+	// in flight.
+	fresh := base(4, "fresh")
+	fresh.CreatedAt = d0 + 500*minute
+	fresh.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 590*minute, StartedAt: d0 + 597*minute}}
+	// other: a share no team of the platform has.
+	other := base(5, "other")
+	other.Share = "someone-else"
+	other.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 50*minute, StartedAt: d0 + 60*minute}}
+	// unbanded: a team's share, a scheduling priority no class holds.
+	unbanded := base(6, "unbanded")
+	unbanded.Priority = 9999
+	unbanded.Attempts = []batchevents.Attempt{{ScheduledAt: d0 + 50*minute, StartedAt: d0 + 60*minute, StoppedAt: d0 + 70*minute}}
+	unbanded.Succeeded = true
+	if _, ok := p.ClassForPriority(9999); ok {
+		t.Fatal("the default platform has a class at priority 9999; the test needs a priority outside every band")
+	}
+
+	store := newStore(t, now)
+	record(t, store, now, batchevents.Events(seen))
+	whole := newStore(t, now)
+	evEnded, evRunning := batchevents.Events(ended), batchevents.Events(running)
+	record(t, whole, now, slices.Concat(evEnded, evRunning[:4]))
+
+	last := func(j batchevents.Job) []byte { ev := batchevents.Events(j); return ev[len(ev)-1] }
+	current := map[string][]byte{seen.ID: last(seen), ended.ID: last(ended), running.ID: evRunning[3], fresh.ID: batchevents.Events(fresh)[3],
+		other.ID: batchevents.Events(other)[3], unbanded.ID: last(unbanded)}
+	fake, client := batchOf(t, current)
+	listing(t, fake, current)
+	sum, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Listed: seen, ended, unbanded (SUCCEEDED), running, fresh, other
+	// (RUNNING). Unknown: ended, running, unbanded (fresh is within the
+	// grace, other's share is no team's, seen is in the ledger); all three
+	// described, unbanded not recorded.
+	want := reconcile.Summary{Listed: 6, Unknown: 3, Described: 3, Changed: 2, Foreign: 1}
+	if sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	described := describedJobs(fake)
+	if want := []string{ended.ID, running.ID, unbanded.ID}; !slices.Equal(described, want) {
+		t.Errorf("described %v, want ended, running and unbanded (%v)", described, want)
+	}
+	// A description has only the latest scheduledAt: the earlier
+	// attempts' moments of scheduling were in the lost events alone.
+	sameAsTheirEvents(t, store, whole, true, ended, running)
+	// By hand: ended succeeded at 6 h after an attempt preempted at 3 h.
+	if got, _, _ := store.Get(ctx, ended.ID); got == nil || got.Outcome() != ledger.OutcomeSucceeded || got.EndedAt != d0+360*minute || len(got.Attempts) != 2 || !got.Attempts[0].Preempted {
+		t.Errorf("ended: %+v, want succeeded at 6 h after a preempted attempt", got)
+	}
+	for _, j := range []batchevents.Job{fresh, other, unbanded} {
+		if _, found, _ := store.Get(ctx, j.ID); found {
+			t.Errorf("job %s was recorded; want it left out", j.Name)
+		}
+	}
+	// Every listing asked for one status of the queue, 100 at most.
+	var reqs []awsmodel.Request
+	statuses := map[string]bool{}
+	for _, call := range fake.Calls("ListServiceJobs") {
+		var in struct {
+			JobQueue, JobStatus string
+			MaxResults          int
+		}
+		_ = json.Unmarshal(call.Body, &in)
+		statuses[in.JobStatus] = true
+		if in.JobQueue != p.JobQueueName() || in.MaxResults != 100 {
+			t.Errorf("ListServiceJobs %s, want the queue %s and maxResults 100", call.Body, p.JobQueueName())
+		}
+		reqs = append(reqs, awsmodel.Request{Operation: call.Op, Method: call.Method, Path: call.Path, Body: call.Body, Label: t.Name()})
+	}
+	for _, call := range fake.Calls("DescribeServiceJob") {
+		reqs = append(reqs, awsmodel.Request{Operation: call.Op, Method: call.Method, Path: call.Path, Body: call.Body, Label: t.Name()})
+	}
+	if len(statuses) != len(reconcile.ListedStatuses) {
+		t.Errorf("listed statuses %v, want each of %v", statuses, reconcile.ListedStatuses)
+	}
+	awsmodel.Validate(t, reqs)
+
+	// A second pass finds them all in the ledger: nothing unknown.
+	again, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Unknown != 1 || again.Foreign != 1 {
+		t.Errorf("second pass %+v, want only unbanded unknown again (and not recorded)", again)
+	}
+}
+
+// TestTheListingIsBoundedPerPass: 150 ended jobs the ledger never saw,
+// one page a status and room for 10 descriptions: the pass lists the
+// newest 100 (one call for each listed status), says the listing was cut
+// short, and describes and records the 10 newest.
+func TestTheListingIsBoundedPerPass(t *testing.T) {
+	ctx := context.Background()
+	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	now := time.UnixMilli(d0).Add(6 * time.Hour)
+	p := platform.Default()
+	sweep, _ := p.Class("sweep")
+	current := map[string][]byte{}
+	var ids []string
+	for n := range 150 {
+		j := batchevents.Job{ID: id(200 + n), Name: fmt.Sprintf("e%d", n), Queue: queue, Share: "search-research", Priority: sweep.SchedulingPriority(50),
+			InstanceType: "ml.p4d.24xlarge", Instances: 1, CreatedAt: d0 + int64(n)*1000, Succeeded: true,
+			Attempts: []batchevents.Attempt{{ScheduledAt: d0 + 3_600_000, StartedAt: d0 + 3_660_000, StoppedAt: d0 + 7_200_000}}}
+		ev := batchevents.Events(j)
+		current[j.ID] = ev[len(ev)-1]
+		ids = append(ids, j.ID)
+	}
+	store := newStore(t, now)
+	fake, client := batchOf(t, current)
+	listing(t, fake, current)
+	sum, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, MaxDescribes: 10, MaxListPages: 1, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reconcile.Summary{Listed: 100, Unknown: 100, Described: 10, Changed: 10, ListTruncated: true}
+	if sum != want {
+		t.Errorf("summary %+v, want %+v", sum, want)
+	}
+	if n := len(fake.Calls("ListServiceJobs")); n != len(reconcile.ListedStatuses) {
+		t.Errorf("%d ListServiceJobs calls, want one for each of the %d listed statuses", n, len(reconcile.ListedStatuses))
+	}
+	// The newest are the last created: e149 down to e140.
+	for n, jid := range ids {
+		_, found, err := store.Get(ctx, jid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found != (n >= 140) {
+			t.Errorf("job e%d in the ledger: %v, want %v (the 10 newest recorded)", n, found, n >= 140)
+		}
 	}
 }

@@ -93,7 +93,7 @@ var layers = map[string][]string{
 	"observe":                {"contract", "batchrules", "platform", "metrics", "ledger"},
 	"ledger":                 {"contract", "batchrules", "platform", "showback", "trace"},
 	"showback":               {},
-	"reconcile":              {"contract", "batchrules", "batchrules/batchsdk", "platform", "ledger"},
+	"reconcile":              {"contract", "batchrules", "batchrules/batchsdk", "platform", "ledger", "observe"},
 	"budget":                 {"platform", "showback"},
 	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
 	"reroute":                {"contract", "door", "batchrules", "batchrules/batchsdk", "platform", "metrics", "moveplan"},

@@ -24,6 +24,7 @@ import (
 
 	"github.com/trainq/trainq/internal/batchevents"
 	"github.com/trainq/trainq/internal/dynamotest"
+	"github.com/trainq/trainq/internal/roundtrip"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
@@ -44,37 +45,13 @@ func main() {
 	}
 }
 
-// peak samples the heap in use every 10 ms.
-func peak() (stop func() uint64) {
-	var max atomic.Uint64
-	done := make(chan struct{})
-	go func() {
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > max.Load() {
-				max.Store(m.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
-	return func() uint64 { close(done); return max.Load() }
-}
-
 func run(n, writers int, wruPrice, rruPrice float64) error {
 	ctx := context.Background()
-	local, err := dynamotest.Start(ctx)
+	local, err := roundtrip.Ledger(ctx, "bench-ledger")
 	if err != nil {
 		return err
 	}
 	defer local.Close()
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("bench-ledger")); err != nil {
-		return err
-	}
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	now := time.UnixMilli(start).Add(31 * 24 * time.Hour)
 	store, err := ledger.NewStore(local.Client(), "bench-ledger", 0, func() time.Time { return now })
@@ -165,7 +142,7 @@ func run(n, writers int, wruPrice, rruPrice float64) error {
 		wruPerJob, wruPrice, rruPerJob, rruPrice, cost, size, float64(month*size)/1e9)
 
 	runtime.GC()
-	stop := peak()
+	stop := roundtrip.PeakHeap()
 	t1 := time.Now()
 	rep, err := ledger.Usage(ctx, store, p, ledger.UsageQuery{Since: time.UnixMilli(start), Until: now, Period: showback.Day})
 	if err != nil {
@@ -180,7 +157,7 @@ func run(n, writers int, wruPrice, rruPrice float64) error {
 	fmt.Printf("usage over %d items: %.1f s, peak heap %.0f MiB, %d rows, %.0f instance-hours\n", n, usage.Seconds(), float64(heap)/(1<<20), len(rep.Table.Rows), float64(total)/3.6e6)
 
 	runtime.GC()
-	stop = peak()
+	stop = roundtrip.PeakHeap()
 	t2 := time.Now()
 	var out bytes.Buffer
 	exported, err := ledger.Export(ctx, store, p, time.UnixMilli(start), now, &out, nil)

@@ -74,7 +74,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	pass := reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: time.Now}
+	pass := reconcile.Config{Platform: p, Ledger: store, Batch: client, Queue: os.Getenv(contract.EnvJobQueue), Now: time.Now}
 	lambda.StartHandlerFunc(func(ctx context.Context, payload json.RawMessage) (poll.Answer, error) {
 		due := pass.Due(time.Now())
 		answer, err := poller.Handle(ctx, payload)

@@ -173,8 +173,15 @@ func (e *Emulator) Invoke(ctx context.Context, payload []byte) (int, []byte, err
 	return resp.StatusCode, b, err
 }
 
-// Log returns what the emulator and the function have printed so far.
+// Log returns what the emulator and the function have printed so far
+// (its first n bytes after LimitLog(n)).
 func (e *Emulator) Log() string { return e.log.String() }
+
+// LimitLog keeps only the first n bytes the emulator and the function
+// print from now on (what came before is kept), for a run of many
+// invocations whose log would otherwise grow without bound; Call then no
+// longer sees the invocations' lines once the limit is reached.
+func (e *Emulator) LimitLog(n int) { e.log.limit(n) }
 
 var initReport = regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)\)`)
 
@@ -222,14 +229,27 @@ func freePort() (int, error) {
 }
 
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu  sync.Mutex
+	b   bytes.Buffer
+	max int // 0: no limit
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.max > 0 {
+		if room := s.max - s.b.Len(); room < len(p) {
+			s.b.Write(p[:max(room, 0)])
+			return len(p), nil
+		}
+	}
 	return s.b.Write(p)
+}
+
+func (s *syncBuffer) limit(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.max = max(n, s.b.Len())
 }
 
 func (s *syncBuffer) String() string {

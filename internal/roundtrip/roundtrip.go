@@ -15,11 +15,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/trainq/trainq/internal/batchevents"
+	"github.com/trainq/trainq/internal/dynamotest"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/showback"
@@ -247,4 +250,41 @@ func ReadTrace(r io.Reader) ([]trace.Job, error) {
 		}
 		out = append(out, j)
 	}
+}
+
+// Ledger starts a local DynamoDB (dynalite) holding an empty ledger table
+// named table, as the round trip's test and the ledger's benchmarks need.
+// Close it when done.
+func Ledger(ctx context.Context, table string) (*dynamotest.Server, error) {
+	local, err := dynamotest.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
+		local.Close()
+		return nil, err
+	}
+	return local, nil
+}
+
+// PeakHeap samples the heap in use every 10 ms until stop, which returns
+// the largest sample: a benchmark's peak memory of one phase.
+func PeakHeap() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	return func() uint64 { close(done); return peak.Load() }
 }

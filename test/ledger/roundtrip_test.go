@@ -23,7 +23,6 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
-	"github.com/trainq/trainq/internal/dynamotest"
 	"github.com/trainq/trainq/internal/roundtrip"
 	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/ledger"
@@ -80,14 +79,11 @@ func TestTheExampleTraceComesBackFromTheLedger(t *testing.T) {
 		t.Error("the example trace preempts no attempt on the default platform: the round trip would not prove attempts are joined")
 	}
 
-	local, err := dynamotest.Start(ctx)
+	local, err := roundtrip.Ledger(ctx, "roundtrip")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer local.Close()
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("roundtrip")); err != nil {
-		t.Fatal(err)
-	}
 	now := time.UnixMilli(run.End).Add(time.Hour)
 	store, err := ledger.NewStore(local.Client(), "roundtrip", 0, func() time.Time { return now })
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,27 +57,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench/ledger/roundtrip:", err)
 		os.Exit(1)
 	}
-}
-
-// peak samples the heap in use every 10 ms.
-func peak() (stop func() uint64) {
-	var max atomic.Uint64
-	done := make(chan struct{})
-	go func() {
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > max.Load() {
-				max.Store(m.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
-	return func() uint64 { close(done); return max.Load() }
 }
 
 func run(file string, n, emulated, writers int, seed uint64) error {
@@ -122,15 +102,12 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 	fmt.Printf("trace %s: %d jobs over %.1f days (seed %d); simulated in %.1f s: %d preempted attempts, %d jobs to export; %d jobs' %d events (one in ten twice, shuffled) under the emulator\n",
 		cmp.Or(file, "generated"), n, float64(rt.End-rt.Start)/86.4e6, seed, time.Since(t0).Seconds(), preempted, len(rt.Want), emulated, len(events))
 
-	local, err := dynamotest.Start(ctx)
+	const table = "roundtrip"
+	local, err := roundtrip.Ledger(ctx, table)
 	if err != nil {
 		return err
 	}
 	defer local.Close()
-	const table = "roundtrip"
-	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "roundtrip")
 	if err != nil {
 		return err
@@ -147,23 +124,34 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 		}
 	}()
 	for range writers {
-		e, err := fn.Start(ctx, contract.EnvLedgerTable+"="+table, "AWS_ENDPOINT_URL_DYNAMODB="+local.Endpoint, contract.EnvJobQueue+"="+roundtrip.Queue)
+		// The emulator's own lines at warn (LOG_LEVEL is the emulator's,
+		// not the function's), so that it forwards only the function's
+		// lines and its START, END and REPORT; a log of hundreds of
+		// thousands of invocations is kept to its first 64 KiB.
+		e, err := fn.Start(ctx, contract.EnvLedgerTable+"="+table, "AWS_ENDPOINT_URL_DYNAMODB="+local.Endpoint,
+			contract.EnvJobQueue+"="+roundtrip.Queue, "LOG_LEVEL=warn")
 		if err != nil {
 			return err
 		}
+		e.LimitLog(64 << 10)
 		emulators = append(emulators, e)
 	}
 	work := make(chan []byte, 1024)
 	var wg sync.WaitGroup
-	var failed atomic.Int64
+	var failed, done atomic.Int64
 	var first atomic.Value
 	t1 := time.Now()
+	fmt.Printf("load average at the start: %s\n", loadAverage())
 	for _, e := range emulators {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ev := range work {
 				status, body, err := e.Invoke(ctx, ev)
+				if d := done.Add(1); d%int64(max(len(events)/10, 1)) == 0 {
+					fmt.Printf("  %d of %d events in %.0f s (%.2f ms each so far), load average %s\n",
+						d, len(events), time.Since(t1).Seconds(), time.Since(t1).Seconds()*1000/float64(d), loadAverage())
+				}
 				if err != nil || status != 200 || len(body) > 0 && body[0] == '{' && contains(body, "errorType") {
 					if failed.Add(1) == 1 {
 						first.Store(fmt.Sprintf("status %d, %s, %v", status, body, err))
@@ -178,6 +166,7 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 	close(work)
 	wg.Wait()
 	write := time.Since(t1)
+	fmt.Printf("load average at the end: %s\n", loadAverage())
 	if failed.Load() > 0 {
 		return fmt.Errorf("%d events failed, the first: %v", failed.Load(), first.Load())
 	}
@@ -222,7 +211,7 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 	}
 	since, until := time.UnixMilli(rt.Start), time.UnixMilli(rt.End+1000)
 	runtime.GC()
-	stop := peak()
+	stop := roundtrip.PeakHeap()
 	t2 := time.Now()
 	exported, err := ledger.Export(ctx, store, p, since, until, io.Discard, nil)
 	if err != nil {
@@ -230,7 +219,7 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 	}
 	fmt.Printf("trace export of %d items: %d jobs in %.1f s, peak heap %.0f MiB\n", len(rt.Jobs), exported, time.Since(t2).Seconds(), float64(stop())/(1<<20))
 	runtime.GC()
-	stop = peak()
+	stop = roundtrip.PeakHeap()
 	t3 := time.Now()
 	rep, err := ledger.Usage(ctx, store, p, ledger.UsageQuery{Since: since, Until: until, Period: showback.Day})
 	if err != nil {
@@ -245,3 +234,13 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 }
 
 func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }
+
+// loadAverage is the machine's 1-, 5- and 15-minute load averages, as
+// /proc/loadavg gives them ("?" elsewhere): what else ran beside the run.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
+}
