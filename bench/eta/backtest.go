@@ -15,8 +15,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/trainq/trainq/client"
@@ -62,6 +64,8 @@ type Sample struct {
 	Low, High int64
 	// Queued is how many jobs the queue held (listed or not).
 	Queued int
+	// At is the moment asked, seconds from the trace's start.
+	At int64
 }
 
 // job is a trace job with what the replay did to it.
@@ -146,7 +150,6 @@ func Run(p *platform.Platform, src simulate.Source, opts Options, progress io.Wr
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xe7a))
 	rng.Shuffle(len(cands), func(a, b int) { cands[a], cands[b] = cands[b], cands[a] })
 	cands = cands[:min(len(cands), opts.Samples)]
-	out := make([]Sample, 0, len(cands))
 	ats := make([]int64, len(cands))
 	for i, target := range cands {
 		ats[i] = target.Submit + int64(opts.At*float64(target.first-target.Submit))
@@ -171,27 +174,58 @@ func Run(p *platform.Platform, src simulate.Source, opts Options, progress io.Wr
 			}
 		}
 	}
-	for i, target := range cands {
-		at := ats[i]
-		q, resp := queueAt(p, jobs, target, at, opts.WindowDays, opts.ListAll)
-		e, err := client.EstimateStart(p, q, resp, client.EstimateOptions{Runs: opts.Runs, Seed: opts.Seed})
+	// The estimates, on every core: each is seeded, so the samples are the
+	// same whatever the order.
+	out := make([]Sample, len(cands))
+	errs := make([]error, len(cands))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = sample(p, jobs, cands[i], ats[i], opts)
+				mu.Lock()
+				done++
+				if progress != nil && done%50 == 0 {
+					fmt.Fprintf(progress, "%d of %d estimates\n", done, len(cands))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range cands {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("estimate job %s at %d s: %w", target.ID, at, err)
-		}
-		s := Sample{Class: target.Class, Actual: target.first - at, Likely: -1, Latest: e.Latest.StartsInSeconds, Low: -1, High: -1,
-			Queued: len(q.Jobs)}
-		for _, u := range q.Unlisted {
-			s.Queued += u.Jobs
-		}
-		if e.Likely != nil {
-			s.Likely, s.Low, s.High = e.Likely.StartsInSeconds, e.Likely.LowSeconds, e.Likely.HighSeconds
-		}
-		out = append(out, s)
-		if progress != nil && (i+1)%50 == 0 {
-			fmt.Fprintf(progress, "%d of %d estimates\n", i+1, len(cands))
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// sample asks the estimator about target at time at.
+func sample(p *platform.Platform, jobs []*job, target *job, at int64, opts Options) (Sample, error) {
+	q, resp := queueAt(p, jobs, target, at, opts.WindowDays, opts.ListAll)
+	e, err := client.EstimateStart(p, q, resp, client.EstimateOptions{Runs: opts.Runs, Seed: opts.Seed})
+	if err != nil {
+		return Sample{}, fmt.Errorf("estimate job %s at %d s: %w", target.ID, at, err)
+	}
+	s := Sample{Class: target.Class, Actual: target.first - at, Likely: -1, Latest: e.Latest.StartsInSeconds, Low: -1, High: -1,
+		Queued: len(q.Jobs), At: at}
+	for _, u := range q.Unlisted {
+		s.Queued += u.Jobs
+	}
+	if e.Likely != nil {
+		s.Likely, s.Low, s.High = e.Likely.StartsInSeconds, e.Likely.LowSeconds, e.Likely.HighSeconds
+	}
+	return s, nil
 }
 
 // queueAt is the queue action's answer at time at, as the function would

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"os"
@@ -26,15 +27,16 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the sampling and of the estimator")
 	random := flag.Bool("random-moments", false, "ask at random moments, about a random waiting job at each, instead of at --at of each sampled job's wait")
 	listAll := flag.Bool("list-all", false, "list every job in the queue answer (no 100-job bound): what the bound costs")
+	dump := flag.String("samples-csv", "", "also write every sample (class, moment asked, actual, likely, range, latest, queued) to this CSV file")
 	flag.Parse()
 	if err := run(*tracePath, *platformPath, etabench.Options{Samples: *samples, MinWaitSeconds: *minWait, At: *at, WindowDays: *window,
-		Runs: *runs, Seed: *seed, ListAll: *listAll, RandomMoments: *random}); err != nil {
+		Runs: *runs, Seed: *seed, ListAll: *listAll, RandomMoments: *random}, *dump); err != nil {
 		fmt.Fprintln(os.Stderr, "eta backtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(tracePath, platformPath string, opts etabench.Options) error {
+func run(tracePath, platformPath string, opts etabench.Options, dump string) error {
 	if tracePath == "" {
 		return fmt.Errorf("--trace: got nothing, want a trace CSV")
 	}
@@ -56,6 +58,11 @@ func run(tracePath, platformPath string, opts etabench.Options) error {
 	if err != nil {
 		return err
 	}
+	if dump != "" {
+		if err := writeSamples(dump, samples); err != nil {
+			return err
+		}
+	}
 	cut := 0
 	for _, s := range samples {
 		if s.Queued > 100 {
@@ -66,4 +73,24 @@ func run(tracePath, platformPath string, opts etabench.Options) error {
 	fmt.Printf("%s: %d samples at %.0f%% of their wait, %d days of history, %d runs each (%.1f s)\n\n", tracePath, len(samples), 100*opts.At,
 		opts.WindowDays, opts.Runs, time.Since(began).Seconds())
 	return etabench.WriteTable(os.Stdout, etabench.Report(p, samples))
+}
+
+// writeSamples writes samples as CSV, one a line.
+func writeSamples(path string, samples []etabench.Sample) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"class", "at_s", "actual_s", "likely_s", "low_s", "high_s", "latest_s", "queued"})
+	for _, s := range samples {
+		w.Write([]string{s.Class, fmt.Sprint(s.At), fmt.Sprint(s.Actual), fmt.Sprint(s.Likely), fmt.Sprint(s.Low), fmt.Sprint(s.High),
+			fmt.Sprint(s.Latest), fmt.Sprint(s.Queued)})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
