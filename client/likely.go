@@ -148,6 +148,7 @@ func newHistoryModel(p *platform.Platform, q *contract.QueueView) (*historyModel
 		runs.sort()
 	}
 	h.allRuns.sort()
+	cycle := dailyCycle(hs.Groups, from, to)
 	// Deterministic order: the history's own.
 	for i, g := range hs.Groups {
 		if i == contract.MaxHistoryGroups {
@@ -167,7 +168,6 @@ func newHistoryModel(p *platform.Platform, q *contract.QueueView) (*historyModel
 		if len(hg.shapes) == 0 {
 			continue
 		}
-		cycle := dailyCycle(hs.Groups)
 		hg.batch = 1
 		if b := g.Batches; b > 0 && b <= hg.submitted {
 			hg.batch = float64(hg.submitted) / float64(b)
@@ -186,15 +186,20 @@ func newHistoryModel(p *platform.Platform, q *contract.QueueView) (*historyModel
 }
 
 // cycleSmoothing is the pseudo-count that pulls a thinly observed hour of
-// the daily cycle toward the day's mean.
+// the daily cycle toward the window's mean rate.
 const cycleSmoothing = 2
 
 // dailyCycle is the queue's daily cycle: for each hour of the day (UTC),
-// its submissions (all classes and teams, each hour averaged with its
-// neighbours, a thin hour pulled toward the mean) over the mean hour's;
-// all 1 without submissionsByHour. One cycle for the whole queue: a class
+// the rate of submissions in it (all classes and teams) over the window's
+// mean rate; all 1 without submissionsByHour. An hour's rate is its
+// submissions over the time the window spent in that hour of the day (its
+// exposure: a window of 2.5 days holds some hours three times, others
+// twice, and one shorter than a day holds some hours not at all), each
+// averaged with its neighbours' and pulled toward the mean by
+// cycleSmoothing submissions at the mean rate: an hour the window never
+// held is at the mean, not empty. One cycle for the whole queue: a class
 // and team's own hours are too few to tell its cycle from noise.
-func dailyCycle(groups []contract.HistoryGroup) [24]float64 {
+func dailyCycle(groups []contract.HistoryGroup, from, to time.Time) [24]float64 {
 	var c [24]float64
 	total := 0.0
 	for i, g := range groups {
@@ -207,16 +212,45 @@ func dailyCycle(groups []contract.HistoryGroup) [24]float64 {
 		}
 	}
 	var out [24]float64
-	mean := total / 24
+	e := hourExposure(from, to)
+	hours := to.Sub(from).Hours()
 	for hr := range 24 {
-		if total == 0 {
+		if total == 0 || hours <= 0 {
 			out[hr] = 1
 			continue
 		}
-		smoothed := (c[(hr+23)%24] + 2*c[hr] + c[(hr+1)%24]) / 4
-		out[hr] = (smoothed + cycleSmoothing) / (mean + cycleSmoothing)
+		prev, next := (hr+23)%24, (hr+1)%24
+		sc := (c[prev] + 2*c[hr] + c[next]) / 4
+		se := (e[prev] + 2*e[hr] + e[next]) / 4
+		// Submissions expected in se hours at the mean rate total/hours.
+		expected := se * total / hours
+		out[hr] = (sc + cycleSmoothing) / (expected + cycleSmoothing)
 	}
 	return out
+}
+
+// hourExposure is, for each hour of the day (UTC), how many hours of
+// [from, to) fell in it.
+func hourExposure(from, to time.Time) [24]float64 {
+	var e [24]float64
+	if !to.After(from) {
+		return e
+	}
+	from, to = from.UTC(), to.UTC()
+	days := math.Floor(to.Sub(from).Hours() / 24)
+	for hr := range 24 {
+		e[hr] = days
+	}
+	// The rest, less than a day, hour slot by hour slot.
+	for t := from.Add(time.Duration(days) * 24 * time.Hour); t.Before(to); {
+		next := t.Truncate(time.Hour).Add(time.Hour)
+		if next.After(to) {
+			next = to
+		}
+		e[t.Hour()] += next.Sub(t).Hours()
+		t = next
+	}
+	return e
 }
 
 // runPool is the runtimes of a group of recent completed jobs, sorted,
@@ -347,8 +381,26 @@ func (h *historyModel) drawClass(p *platform.Platform, team, fallback string, ma
 }
 
 // likely runs the queue opts.Runs times with draws from h and returns the
-// median start and its range.
+// target's likely start and its range.
 func (st *queueState) likely(p *platform.Platform, h *historyModel, opts EstimateOptions) (*LikelyStart, error) {
+	w := newStartWatch([]string{targetID})
+	starts, err := st.likelyRuns(p, h, opts, w)
+	if err != nil {
+		return nil, err
+	}
+	start, low, high := likelyOf(starts[0])
+	return &LikelyStart{Start: st.start(start, likelyAssumption), LowSeconds: low, HighSeconds: high, Runs: len(starts[0]), History: h.desc}, nil
+}
+
+// likelyAssumption is printed next to the likely start.
+const likelyAssumption = "if jobs run as long as recent jobs of their class and team ran " +
+	"(running ones: as those that had run as long), and jobs arrive as often, in batches as large and at the hours they did " +
+	"(40% of the simulated runs start it sooner; the range holds 80% of them)"
+
+// likelyRuns runs the queue opts.Runs times with draws from h, each run
+// drawing arrivals until every job w watches has started, and returns for
+// each watched job its start in every run (-1: never).
+func (st *queueState) likelyRuns(p *platform.Platform, h *historyModel, opts EstimateOptions, w *startWatch) ([][]int64, error) {
 	runs := opts.Runs
 	if runs <= 0 {
 		runs = DefaultEstimateRuns
@@ -358,7 +410,10 @@ func (st *queueState) likely(p *platform.Platform, h *historyModel, opts Estimat
 	if seed == 0 {
 		seed = 1
 	}
-	starts := make([]int64, 0, runs)
+	starts := make([][]int64, len(w.at))
+	for i := range starts {
+		starts[i] = make([]int64, 0, runs)
+	}
 	from := simulate.From{Placed: make([]simulate.Placed, len(st.placed)), Waiting: make([]trace.Job, len(st.waiting))}
 	for r := range runs {
 		rng := rand.New(rand.NewPCG(seed, uint64(r)))
@@ -375,18 +430,18 @@ func (st *queueState) likely(p *platform.Platform, h *historyModel, opts Estimat
 			}
 			from.Placed[i] = simulate.Placed{Job: j, Elapsed: elapsed}
 		}
-		for i, w := range st.waiting {
-			j := w.job
-			if w.unlisted {
-				j.Class = h.drawClass(p, j.Team, j.Class, w.maxPrio, rng)
+		for i, wj := range st.waiting {
+			j := wj.job
+			if wj.unlisted {
+				j.Class = h.drawClass(p, j.Team, j.Class, wj.maxPrio, rng)
 				c, _ := p.Class(j.Class)
 				j.Priority = platform.DefaultRequestPriority
-				if w.maxPrio >= 0 && c.SchedulingPriority(j.Priority) > w.maxPrio {
-					j.Priority = requestPriority(c, w.maxPrio)
+				if wj.maxPrio >= 0 && c.SchedulingPriority(j.Priority) > wj.maxPrio {
+					j.Priority = requestPriority(c, wj.maxPrio)
 				}
 			}
 			j.Duration = h.runtime(j.Class, j.Team, rng)
-			if w.shapeUnknown {
+			if wj.shapeUnknown {
 				if g := h.groups[[2]string{j.Class, j.Team}]; g != nil && len(g.shapes) > 0 {
 					s := g.shapes[rng.IntN(len(g.shapes))]
 					j.InstanceType, j.Instances, j.Duration = s.InstanceType, s.Instances, s.Duration
@@ -394,14 +449,20 @@ func (st *queueState) likely(p *platform.Platform, h *historyModel, opts Estimat
 			}
 			from.Waiting[i] = j
 		}
-		w := newStartWatch()
-		start, err := runTarget(p, from, newArrivals(h, st.at, rng, w), w)
-		if err != nil {
+		if err := runWatched(p, from, newArrivals(h, st.at, rng, w), w); err != nil {
 			return nil, err
 		}
-		starts = append(starts, start)
+		for i, at := range w.at {
+			starts[i] = append(starts[i], at)
+		}
 	}
-	// A run in which it never started counts as latest of all.
+	return starts, nil
+}
+
+// likelyOf is the likely start of a job that started at starts in the
+// runs (-1: never; counted as latest of all): their likelyQuantile, and
+// their 10th and 90th percentiles. It sorts starts.
+func likelyOf(starts []int64) (start, low, high int64) {
 	slices.SortFunc(starts, func(a, b int64) int {
 		if (a < 0) != (b < 0) {
 			if a < 0 {
@@ -412,11 +473,7 @@ func (st *queueState) likely(p *platform.Platform, h *historyModel, opts Estimat
 		return int(a - b)
 	})
 	at := func(q float64) int64 { return starts[min(len(starts)-1, int(math.Floor(q*float64(len(starts)))))] }
-	l := &LikelyStart{Start: st.start(at(likelyQuantile), "if jobs run as long as recent jobs of their class and team ran "+
-		"(running ones: as those that had run as long), and jobs arrive as often, in batches as large and at the hours they did "+
-		"(40% of the simulated runs start it sooner; the range holds 80% of them)"),
-		LowSeconds: at(0.1), HighSeconds: at(0.9), Runs: runs, History: h.desc}
-	return l, nil
+	return at(likelyQuantile), at(0.1), at(0.9)
 }
 
 // arrivals is a Source of jobs drawn from history: a Poisson process per
@@ -461,7 +518,7 @@ func (a *arrivals) after(i int, t float64) float64 {
 }
 
 func (a *arrivals) Next() (trace.Job, error) {
-	if a.w.at >= 0 || a.n >= MaxArrivalsPerRun {
+	if a.w.done() || a.n >= MaxArrivalsPerRun {
 		return trace.Job{}, io.EOF
 	}
 	if len(a.pending) > 0 {

@@ -92,7 +92,7 @@ func TestArrivalsComeInBatches(t *testing.T) {
 	if h == nil {
 		t.Fatal(why)
 	}
-	a := newArrivals(h, mustTime(t, "2026-12-01T16:00:00Z"), rand.New(rand.NewPCG(3, 4)), newStartWatch())
+	a := newArrivals(h, mustTime(t, "2026-12-01T16:00:00Z"), rand.New(rand.NewPCG(3, 4)), newStartWatch([]string{targetID}))
 	batches, jobs := 0, 0
 	last := int64(-1)
 	for batches < 2000 {
@@ -131,4 +131,58 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return at
+}
+
+// TestDailyCycleCountsTheHoursTheWindowHeld: a queue that submits at a
+// flat rate has a flat cycle, whatever the window. A window of 12 hours
+// (00:00 to 12:00 UTC) with 12 submissions in each of its hours holds
+// hours 0–11 once and 12–23 never: the mean rate is 144 / 12 = 12 an hour,
+// hour 5 had 12 in 1 hour (12 expected: (12 + 2) / (12 + 2) = 1), hour 11
+// with its neighbours (12 + 2·12 + 0) / 4 = 9 in (1 + 2 + 0) / 4 = 0.75
+// hours (9 expected: 1), hour 18 none in none (0 expected: (0 + 2) /
+// (0 + 2) = 1). Counted over the day instead (144 / 24 = 6 an hour), hour 5
+// would be (12 + 2) / (6 + 2) = 1.75 and hour 18 (0 + 2) / (6 + 2) = 0.25:
+// seven times fewer arrivals in the evening for no reason but the window.
+// A window of 2.5 days (00:00 on day 1 to 12:00 on day 3) at one
+// submission an hour holds hours 0–11 three times (3 submissions each) and
+// 12–23 twice (2 each): flat too.
+func TestDailyCycleCountsTheHoursTheWindowHeld(t *testing.T) {
+	from := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		to       time.Time
+		byHour   func(hr int) int
+		exposure func(hr int) float64
+	}{
+		{"12 hours", from.Add(12 * time.Hour), func(hr int) int { return 12 * b2i(hr < 12) }, func(hr int) float64 { return float64(b2i(hr < 12)) }},
+		{"2.5 days", from.Add(60 * time.Hour), func(hr int) int { return 2 + b2i(hr < 12) }, func(hr int) float64 { return float64(2 + b2i(hr < 12)) }},
+	} {
+		g := contract.HistoryGroup{Class: "sweep", Team: "search-research", SubmittedByHour: make([]int, 24)}
+		for hr := range 24 {
+			g.SubmittedByHour[hr] = tc.byHour(hr)
+		}
+		e := hourExposure(from, tc.to)
+		c := dailyCycle([]contract.HistoryGroup{g}, from, tc.to)
+		for hr := range 24 {
+			if math.Abs(e[hr]-tc.exposure(hr)) > 1e-9 {
+				t.Errorf("%s: hour %d held %.3f h, want %.0f", tc.name, hr, e[hr], tc.exposure(hr))
+			}
+			if math.Abs(c[hr]-1) > 1e-9 {
+				t.Errorf("%s: hour %d's cycle %.3f, want 1 (a flat rate)", tc.name, hr, c[hr])
+			}
+		}
+	}
+	// A window starting mid-hour: 10:30 to 12:15 holds 0.5 h of hour 10,
+	// 1 h of hour 11 and 0.25 h of hour 12.
+	e := hourExposure(from.Add(630*time.Minute), from.Add(735*time.Minute))
+	if e[10] != 0.5 || e[11] != 1 || e[12] != 0.25 || e[9] != 0 || e[13] != 0 {
+		t.Errorf("10:30 to 12:15 held %v, want 0.5 h of 10, 1 h of 11, 0.25 h of 12", e)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
