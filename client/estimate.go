@@ -125,7 +125,14 @@ type waitingJob struct {
 // answer does not list (it was truncated) joins the waiting jobs last,
 // with what its explanation says.
 func EstimateStart(p *platform.Platform, q *contract.QueueView, target *contract.Response, opts EstimateOptions) (*Estimate, error) {
-	st, placedAs, err := readQueue(p, q, target)
+	ti := -1
+	for i, j := range q.Jobs {
+		if target.JobID != "" && j.JobID == target.JobID {
+			ti = i
+			break
+		}
+	}
+	st, placedAs, err := readQueue(p, q, target, ti)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +178,11 @@ func (st *queueState) start(s int64, assumption string) Start {
 }
 
 // readQueue turns the queue answer into the simulator's jobs, the target
-// among the waiting ones (ID targetID). placedAs is the target's status
+// among the waiting ones (ID targetID): q.Jobs[ti], or when ti is -1 (or
+// that job cannot be simulated) the job target describes, past the listed
+// ones. Every other listed job i is "q<i>". placedAs is the target's status
 // when it is already placed.
-func readQueue(p *platform.Platform, q *contract.QueueView, target *contract.Response) (st *queueState, placedAs string, err error) {
+func readQueue(p *platform.Platform, q *contract.QueueView, target *contract.Response, ti int) (st *queueState, placedAs string, err error) {
 	jobID := target.JobID
 	at, err := time.Parse(time.RFC3339, q.At)
 	if err != nil {
@@ -207,7 +216,7 @@ func readQueue(p *platform.Platform, q *contract.QueueView, target *contract.Res
 		}
 		tj := trace.Job{ID: fmt.Sprintf("q%d", i), Instances: max(1, j.Instances), InstanceType: j.InstanceType, Class: class.Name, Team: j.Team,
 			Priority: requestPriority(class, j.SchedulingPriority)}
-		if j.JobID == jobID && jobID != "" {
+		if i == ti {
 			tj.ID, found = targetID, true
 		}
 		switch j.Status {
@@ -309,7 +318,7 @@ func (st *queueState) addUnlisted(p *platform.Platform, q *contract.QueueView, t
 		if w.job.ID == targetID {
 			ti = i
 		}
-		if w.job.ID != targetID || !targetListed && len(st.waiting) == 1 {
+		if w.job.ID != targetID || targetListed || len(st.waiting) == 1 {
 			behind, _ = p.Class(w.job.Class)
 			behindPrio = behind.SchedulingPriority(w.job.Priority)
 		}
@@ -379,6 +388,16 @@ func (st *queueState) addUnlisted(p *platform.Platform, q *contract.QueueView, t
 // latest simulates the queue with every job running to its limit and no
 // arrivals, and returns when the target starts (-1: never).
 func (st *queueState) latest(p *platform.Platform) (int64, error) {
+	w := newStartWatch([]string{targetID})
+	if err := st.latestRun(p, w); err != nil {
+		return 0, err
+	}
+	return w.at[0], nil
+}
+
+// latestRun simulates the queue with every job running to its limit and
+// no arrivals, w noting when its jobs start.
+func (st *queueState) latestRun(p *platform.Platform, w *startWatch) error {
 	var from simulate.From
 	for _, pj := range st.placed {
 		j := pj.job
@@ -390,30 +409,53 @@ func (st *queueState) latest(p *platform.Platform) (int64, error) {
 		j.Duration = max(1, w.limit)
 		from.Waiting = append(from.Waiting, j)
 	}
-	return runTarget(p, from, &simulate.SliceSource{}, nil)
+	return runWatched(p, from, &simulate.SliceSource{}, w)
 }
 
-// runTarget runs from with the arrivals src and returns when the target
-// first starts (-1: never; it failed without starting). w, when set, is the
-// watch src stops by; else one is made.
-func runTarget(p *platform.Platform, from simulate.From, src simulate.Source, w *startWatch) (int64, error) {
-	if w == nil {
-		w = newStartWatch()
-	}
+// runWatched runs from with the arrivals src, w noting when the jobs it
+// watches first start.
+func runWatched(p *platform.Platform, from simulate.From, src simulate.Source, w *startWatch) error {
+	w.reset()
 	if _, err := simulate.RunFrom(p, from, src, simulate.Options{Observer: w}); err != nil {
-		return 0, fmt.Errorf("simulate the queue: %w", err)
+		return fmt.Errorf("simulate the queue: %w", err)
 	}
-	return w.at, nil
+	return nil
 }
 
-// startWatch notes when the target first starts (-1: not yet).
-type startWatch struct{ at int64 }
+// startWatch notes when each of the jobs it watches first starts (-1: not
+// yet, or never).
+type startWatch struct {
+	slot map[string]int
+	at   []int64
+	left int
+}
 
-func newStartWatch() *startWatch { return &startWatch{at: -1} }
+func newStartWatch(ids []string) *startWatch {
+	w := &startWatch{slot: make(map[string]int, len(ids)), at: make([]int64, len(ids))}
+	for i, id := range ids {
+		w.slot[id] = i
+	}
+	w.reset()
+	return w
+}
+
+func (w *startWatch) reset() {
+	for i := range w.at {
+		w.at[i] = -1
+	}
+	w.left = len(w.at)
+}
+
+// done is true once every watched job has started.
+func (w *startWatch) done() bool { return w.left == 0 }
 
 func (w *startWatch) Observe(e simulate.Event, _ *simulate.State) {
-	if e.Kind == simulate.EventStart && e.JobID == targetID && w.at < 0 {
-		w.at = e.At
+	if e.Kind != simulate.EventStart {
+		return
+	}
+	if i, ok := w.slot[e.JobID]; ok && w.at[i] < 0 {
+		w.at[i] = e.At
+		w.left--
 	}
 }
 

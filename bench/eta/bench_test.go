@@ -72,3 +72,64 @@ func BenchmarkEstimate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueueEstimate measures trainq queue's estimate of every listed
+// waiting job of busyQueue (60, on two instance types), beside one job's
+// (the last listed, which waits longest) in the same run: with history
+// (100 runs, the default) and without (the latest start only).
+func BenchmarkQueueEstimate(b *testing.B) {
+	p := platform.Default()
+	for _, history := range []bool{true, false} {
+		q, _ := busyQueue(history)
+		name := map[bool]string{true: "likely-100-runs", false: "latest-only"}[history]
+		b.Run("one-job/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := client.EstimateStart(p, q, &contract.Response{JobID: "j99"}, client.EstimateOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("every-row/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				qe, err := client.EstimateQueue(p, q, client.EstimateOptions{})
+				if err != nil || history && qe.Rows[99].Likely == nil {
+					b.Fatalf("%+v, %v", qe, err)
+				}
+			}
+		})
+	}
+}
+
+// TestQueueRowsAgreeWithStatus: on busyQueue (with history: arrivals,
+// unlisted jobs, two instance types), every listed waiting job's row in
+// trainq queue has the figures trainq status gives that job.
+func TestQueueRowsAgreeWithStatus(t *testing.T) {
+	p := platform.Default()
+	q, _ := busyQueue(true)
+	opts := client.EstimateOptions{Runs: 10}
+	qe, err := client.EstimateQueue(p, q, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range q.Jobs {
+		if j.Status != "RUNNABLE" || i%7 != 0 && i != 99 {
+			continue
+		}
+		e, err := client.EstimateStart(p, q, &contract.Response{JobID: j.JobID}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := qe.Rows[i]
+		if r.Latest == nil || r.Likely == nil || e.Likely == nil {
+			t.Fatalf("%s: row %+v, status %+v: want both figures", j.JobID, r, e)
+		}
+		if e.Latest.StartsInSeconds != r.Latest.StartsInSeconds || e.Likely.StartsInSeconds != r.Likely.StartsInSeconds ||
+			e.Likely.LowSeconds != r.Likely.LowSeconds || e.Likely.HighSeconds != r.Likely.HighSeconds {
+			t.Errorf("%s: status says likely %d [%d, %d], latest %d; the row %d [%d, %d], %d", j.JobID, e.Likely.StartsInSeconds,
+				e.Likely.LowSeconds, e.Likely.HighSeconds, e.Latest.StartsInSeconds, r.Likely.StartsInSeconds, r.Likely.LowSeconds,
+				r.Likely.HighSeconds, r.Latest.StartsInSeconds)
+		}
+	}
+}
