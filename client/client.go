@@ -150,6 +150,8 @@ type cmd struct {
 	examples   []string
 	// filter is what queue prints.
 	filter queueFilter
+	// noEstimate: queue prints no start estimates.
+	noEstimate bool
 	// by are the dimensions usage keeps.
 	by []string
 	// out is the file trace export writes.

@@ -61,8 +61,13 @@ jobs without id or name; --unqualified, the teams your role is granted (an
 operator: every job). The
 function lists at most 100 jobs and says so when it left some out.
 
+Each waiting job shows its LIKELY START (with the range of 80% of the
+simulated runs) and LATEST START, as trainq status estimates them, from
+the whole queue and its history (the lines above the table say what each
+assumes); --no-estimate leaves them out.
+
 --filter-team, --filter-class and --status narrow what is printed (each a
-comma-separated list); positions and usage still count every job.
+comma-separated list); positions, usage and estimates still count every job.
 `
 
 func (c *cmd) queueFlags() func() (contract.Request, error) {
@@ -76,6 +81,7 @@ func (c *cmd) queueFlags() func() (contract.Request, error) {
 	c.fs.StringVar(&teams, "filter-team", "", "show only jobs of these teams (comma-separated)")
 	c.fs.StringVar(&classes, "filter-class", "", "show only jobs of these classes (comma-separated)")
 	c.fs.StringVar(&statuses, "status", "", "show only jobs in these statuses (comma-separated: "+strings.Join(queueStatuses, ", ")+")")
+	c.fs.BoolVar(&c.noEstimate, "no-estimate", false, "leave out the waiting jobs' likely and latest starts (and the simulation they take)")
 	return func() (contract.Request, error) {
 		if c.fs.NArg() > 0 {
 			return contract.Request{}, cli.Usagef("unexpected arguments %q (queue takes flags only)", c.fs.Args())
@@ -146,43 +152,84 @@ func orDash(v int) string {
 	return fmt.Sprint(v)
 }
 
-// printQueue prints the queue view: the jobs the filter keeps, then the
-// usage of the shares (and the queue) it concerns.
+// QueueOutput is what trainq queue prints with --output json: the queue
+// answer (its jobs and usage narrowed by the filters), each waiting job
+// with its start estimate, and what the estimates assume (or why there are
+// none).
+type QueueOutput struct {
+	contract.QueueView
+	Jobs          []QueueRow     `json:"jobs"`
+	Estimate      *QueueEstimate `json:"estimate,omitempty"`
+	EstimateError string         `json:"estimateError,omitempty"`
+}
+
+// QueueRow is a listed job with, when it waits, its two estimated starts.
+type QueueRow struct {
+	contract.QueueJob
+	LikelyStart *RowLikely `json:"likelyStart,omitempty"`
+	LatestStart *RowStart  `json:"latestStart,omitempty"`
+}
+
+// printQueue prints the queue view: the jobs the filter keeps, each
+// waiting one with its likely and latest start (EstimateQueue, on the
+// whole answer), then the usage of the shares (and the queue) it concerns.
 func (c *cmd) printQueue(w io.Writer, r *contract.Response) error {
 	q := r.Queue
 	if q == nil {
 		return fmt.Errorf("the function answered without a queue (is it older than the queue action?)")
 	}
-	kept := *q
-	kept.Jobs = []contract.QueueJob{}
-	for _, j := range q.Jobs {
-		if c.filter.keep(j) {
-			kept.Jobs = append(kept.Jobs, j)
-		}
+	out := QueueOutput{QueueView: *q, Jobs: []QueueRow{}}
+	if !c.noEstimate {
+		out.Estimate, out.EstimateError = c.estimateQueue(q)
 	}
-	kept.Usage = []contract.ShareUsage{}
+	for i, j := range q.Jobs {
+		if !c.filter.keep(j) {
+			continue
+		}
+		row := QueueRow{QueueJob: j}
+		if out.Estimate != nil {
+			row.LikelyStart, row.LatestStart = out.Estimate.Rows[i].Likely, out.Estimate.Rows[i].Latest
+		}
+		out.Jobs = append(out.Jobs, row)
+	}
+	out.QueueView.Jobs = nil
+	out.Usage = []contract.ShareUsage{}
 	for _, u := range q.Usage {
 		if u.Share == "" || len(c.filter.teams) == 0 || c.filter.teams[u.Share] {
-			kept.Usage = append(kept.Usage, u)
+			out.Usage = append(out.Usage, u)
 		}
 	}
 	if c.output == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(kept)
+		return enc.Encode(out)
 	}
 	snap := ""
 	if q.SnapshotAt != "" {
 		snap = " (capacity as of " + q.SnapshotAt + ")"
 	}
-	fmt.Fprintf(w, "Queue %s at %s%s: %d of %d jobs shown; %s.\n", q.JobQueue, q.At, snap, len(kept.Jobs), len(q.Jobs), q.Scope)
+	fmt.Fprintf(w, "Queue %s at %s%s: %d of %d jobs shown; %s.\n", q.JobQueue, q.At, snap, len(out.Jobs), len(q.Jobs), q.Scope)
 	if q.Note != "" {
 		fmt.Fprintf(w, "Note: %s.\n", q.Note)
 	}
+	switch e := out.Estimate; {
+	case e != nil && e.LikelyUnavailable != "":
+		fmt.Fprintf(w, "Likely start: unavailable: %s.\n", e.LikelyUnavailable)
+	case e != nil:
+		fmt.Fprintf(w, "Likely start (with the range of 80%% of the runs): %s; history: %s (%d runs).\n", e.LikelyAssumption, e.History, e.Runs)
+	case out.EstimateError != "":
+		fmt.Fprintf(w, "Estimated starts: none: %s.\n", out.EstimateError)
+	}
+	if e := out.Estimate; e != nil {
+		fmt.Fprintf(w, "Latest start: %s.\n", e.LatestAssumption)
+		if e.Note != "" {
+			fmt.Fprintf(w, "Estimate note: %s.\n", e.Note)
+		}
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tQUEUE POS\tSHARE POS\tTEAM\tCLASS\tPRIORITY\tINSTANCES\tAGE\tRUNNING\tJOB ID\tNAME")
-	for _, j := range kept.Jobs {
+	fmt.Fprintln(tw, "STATUS\tQUEUE POS\tSHARE POS\tTEAM\tCLASS\tPRIORITY\tINSTANCES\tAGE\tRUNNING\tLIKELY START\tLATEST START\tJOB ID\tNAME")
+	for _, j := range out.Jobs {
 		running, id, name := "-", j.JobID, j.JobName
 		if j.StartedAt != "" {
 			running = age(j.RunningSeconds) + " of " + age(int64(j.MaxRuntimeSeconds))
@@ -194,19 +241,26 @@ func (c *cmd) printQueue(w io.Writer, r *contract.Response) error {
 		if class == "" {
 			class = "?"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d × %s\t%s\t%s\t%s\t%s\n", j.Status, orDash(j.QueuePosition), orDash(j.SharePosition),
-			j.Team, class, j.SchedulingPriority, j.Instances, j.InstanceType, age(j.AgeSeconds), running, id, name)
+		likely, latest := "-", "-"
+		if l := j.LikelyStart; l != nil {
+			likely = fmt.Sprintf("%s (%s–%s)", inCell(l.StartsInSeconds), inCell(l.LowSeconds), inCell(l.HighSeconds))
+		}
+		if l := j.LatestStart; l != nil {
+			latest = inCell(l.StartsInSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d × %s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.Status, orDash(j.QueuePosition), orDash(j.SharePosition),
+			j.Team, class, j.SchedulingPriority, j.Instances, j.InstanceType, age(j.AgeSeconds), running, likely, latest, id, name)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(kept.Usage) == 0 {
+	if len(out.Usage) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SHARE\tINSTANCE TYPE\tUSED\tQUOTA\tBORROWED\tMAY BORROW\tIDLE FOR IT\tRECLAIMABLE\tPOOL IN USE")
-	for _, u := range kept.Usage {
+	for _, u := range out.Usage {
 		share := u.Share
 		if share == "" {
 			share = "(queue)"
@@ -215,6 +269,20 @@ func (c *cmd) printQueue(w io.Writer, r *contract.Response) error {
 			u.IdleRoom, u.ReclaimRoom, u.PoolInUse, u.Pool)
 	}
 	return tw.Flush()
+}
+
+// estimateQueue estimates every waiting job of q. A failure is the
+// estimate's, never the command's.
+func (c *cmd) estimateQueue(q *contract.QueueView) (*QueueEstimate, string) {
+	p, err := platform.LoadFileOrDefault(c.platform)
+	if err != nil {
+		return nil, err.Error()
+	}
+	e, err := EstimateQueue(p, q, EstimateOptions{})
+	if err != nil {
+		return nil, err.Error()
+	}
+	return e, ""
 }
 
 // estimate asks the function for the queue and simulates it, for the

@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
@@ -81,60 +82,81 @@ func EstimateQueue(p *platform.Platform, q *contract.QueueView, opts EstimateOpt
 	} else {
 		qe.LikelyAssumption, qe.History = likelyAssumption, h.desc
 	}
-	var notes []string
-	for _, it := range types {
-		rows := byType[it]
-		// The last of them stands as the target: the others are "q<i>".
-		ti := rows[len(rows)-1]
-		st, _, err := readQueue(p, q, &contract.Response{JobID: q.Jobs[ti].JobID}, ti)
-		if err != nil {
-			return nil, err
+	// The types' simulations are independent: each on its own core, each
+	// writing only its own rows.
+	notes := make([][]string, len(types))
+	runs := make([]int, len(types))
+	errs := make([]error, len(types))
+	var wg sync.WaitGroup
+	for k, it := range types {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			notes[k], runs[k], errs[k] = estimateType(p, q, h, opts, byType[it], qe.Rows)
+		}()
+	}
+	wg.Wait()
+	for k := range types {
+		if errs[k] != nil {
+			return nil, errs[k]
 		}
-		if len(notes) == 0 {
-			notes = st.notes
-		}
-		ids := make([]string, len(rows))
-		for k, i := range rows {
-			ids[k] = fmt.Sprintf("q%d", i)
-		}
-		ids[len(ids)-1] = targetID
-		w := newStartWatch(ids)
-		if err := st.latestRun(p, w); err != nil {
-			return nil, err
-		}
-		for k, i := range rows {
-			qe.Rows[i].Latest = &RowStart{StartsInSeconds: w.at[k], StartsBy: st.start(w.at[k], "").StartsBy}
-		}
-		// The likely start of the jobs that start by the simulated rules
-		// (one that never does has none, as in EstimateStart; watching it
-		// would draw arrivals to the horizon in every run).
-		var starting []int
-		ids = ids[:0]
-		for k, i := range rows {
-			if w.at[k] >= 0 {
-				starting = append(starting, i)
-				ids = append(ids, fmt.Sprintf("q%d", i))
-				if i == ti {
-					ids[len(ids)-1] = targetID
-				}
+		qe.Runs = max(qe.Runs, runs[k])
+	}
+	if len(types) > 0 {
+		qe.Note = strings.Join(notes[0], "; ")
+	}
+	return qe, nil
+}
+
+// estimateType simulates q for the waiting jobs rows (q.Jobs indexes, all
+// of one instance type) and sets their figures in out; it returns the
+// simulation's notes and how many runs the likely start took.
+func estimateType(p *platform.Platform, q *contract.QueueView, h *historyModel, opts EstimateOptions, rows []int, out []RowEstimate) ([]string, int, error) {
+	// The last of them stands as the target: the others are "q<i>".
+	ti := rows[len(rows)-1]
+	st, _, err := readQueue(p, q, &contract.Response{JobID: q.Jobs[ti].JobID}, ti)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]string, len(rows))
+	for k, i := range rows {
+		ids[k] = fmt.Sprintf("q%d", i)
+	}
+	ids[len(ids)-1] = targetID
+	w := newStartWatch(ids)
+	if err := st.latestRun(p, w); err != nil {
+		return nil, 0, err
+	}
+	for k, i := range rows {
+		out[i].Latest = &RowStart{StartsInSeconds: w.at[k], StartsBy: st.start(w.at[k], "").StartsBy}
+	}
+	// The likely start of the jobs that start by the simulated rules
+	// (one that never does has none, as in EstimateStart; watching it
+	// would draw arrivals to the horizon in every run).
+	var starting []int
+	ids = ids[:0]
+	for k, i := range rows {
+		if w.at[k] >= 0 {
+			starting = append(starting, i)
+			ids = append(ids, fmt.Sprintf("q%d", i))
+			if i == ti {
+				ids[len(ids)-1] = targetID
 			}
 		}
-		if h == nil || len(starting) == 0 {
-			continue
-		}
-		starts, err := st.likelyRuns(p, h, opts, newStartWatch(ids))
-		if err != nil {
-			return nil, err
-		}
-		for k, i := range starting {
-			start, low, high := likelyOf(starts[k])
-			qe.Rows[i].Likely = &RowLikely{RowStart: RowStart{StartsInSeconds: start, StartsBy: st.start(start, "").StartsBy}, LowSeconds: low,
-				HighSeconds: high}
-		}
-		qe.Runs = len(starts[0])
 	}
-	qe.Note = strings.Join(notes, "; ")
-	return qe, nil
+	if h == nil || len(starting) == 0 {
+		return st.notes, 0, nil
+	}
+	starts, err := st.likelyRuns(p, h, opts, newStartWatch(ids))
+	if err != nil {
+		return nil, 0, err
+	}
+	for k, i := range starting {
+		start, low, high := likelyOf(starts[k])
+		out[i].Likely = &RowLikely{RowStart: RowStart{StartsInSeconds: start, StartsBy: st.start(start, "").StartsBy}, LowSeconds: low,
+			HighSeconds: high}
+	}
+	return st.notes, len(starts[0]), nil
 }
 
 // placedStatus is true for the statuses of a job that holds its

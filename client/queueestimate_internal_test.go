@@ -98,3 +98,51 @@ func TestEstimateQueue(t *testing.T) {
 		t.Errorf("without history: %+v, %q; want the latest start (85800 s) and why there is no likely one", qe.Rows[2], qe.LikelyUnavailable)
 	}
 }
+
+// TestEstimateSaysWhatItCouldNotSee: a queue answer cut at its bound is
+// handled honestly, in trainq status and in trainq queue's rows: jobs it
+// counted are simulated (TestEstimateCountsUnlistedJobs), and jobs it
+// could not count are said unseen, the figures possibly early. r1 (24 of
+// the 40 ml.p5.48xlarge) ends in 259200 − 252000 = 7200 s; r2 (16) runs
+// to sweep's 86400 s; the target (8, search-ranking) starts when r1 ends:
+// 7200 s, from what the answer shows.
+func TestEstimateSaysWhatItCouldNotSee(t *testing.T) {
+	p := platform.Default()
+	jobs := []contract.QueueJob{
+		{JobID: "r1", Team: "search-ranking", Class: "research", Status: "RUNNING", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+			Instances: 24, MaxRuntimeSeconds: 259200, RunningSeconds: 252000},
+		{JobID: "r2", Team: "search-research", Class: "sweep", Status: "RUNNING", SchedulingPriority: 150, InstanceType: "ml.p5.48xlarge",
+			Instances: 16, MaxRuntimeSeconds: 86400},
+		{JobID: "target", Team: "search-ranking", Class: "research", Status: "RUNNABLE", SchedulingPriority: 550, InstanceType: "ml.p5.48xlarge",
+			Instances: 8, QueuePosition: 1},
+	}
+	for _, tt := range []struct {
+		name string
+		q    contract.QueueView
+		want string
+	}{
+		{"more jobs than the function lists and counts", contract.QueueView{Truncated: true, Uncounted: true},
+			"Batch had more jobs than the queue answer counts: those are not seen, and both figures may be early"},
+		{"a truncated answer that counted nothing", contract.QueueView{Truncated: true},
+			"the queue answer was truncated and did not count the jobs it left out: they are not seen, and both figures may be early"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q := tt.q
+			q.At, q.Jobs = "2026-12-01T16:00:00Z", jobs
+			e, err := EstimateStart(p, &q, &contract.Response{JobID: "target"}, EstimateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			qe, err := EstimateQueue(p, &q, EstimateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Latest.StartsInSeconds != 7200 || !strings.Contains(e.Note, tt.want) {
+				t.Errorf("status: latest %d s, note %q; want 7200 s and %q", e.Latest.StartsInSeconds, e.Note, tt.want)
+			}
+			if qe.Rows[2].Latest == nil || qe.Rows[2].Latest.StartsInSeconds != 7200 || !strings.Contains(qe.Note, tt.want) {
+				t.Errorf("queue: row %+v, note %q; want 7200 s and %q", qe.Rows[2], qe.Note, tt.want)
+			}
+		})
+	}
+}

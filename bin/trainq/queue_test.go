@@ -408,6 +408,92 @@ func TestQueueListsJobsByShareAndClass(t *testing.T) {
 	}
 }
 
+// TestQueueShowsEachWaitingJobsStarts: trainq queue gives every waiting
+// job the two figures trainq status gives bert-large, in the table and in
+// --output json, with what they assume above the table. In the history
+// of TestStatusShowsLikelyAndLatestStarts sweep-lr and bert-base end at
+// 1800 s in every run, freeing 16 of search-research's quota and 8 of
+// search-ranking's: bert-large (8) and sweep-wd (8) both start then
+// (likely 30m00s, range 30m00s–30m00s); by their limits (demo) sweep-lr
+// ends first, at 1 h, and both start then (latest 1h00m). Running jobs
+// have no figures. Without history (demo), the latest start only, and why.
+func TestQueueShowsEachWaitingJobsStarts(t *testing.T) {
+	_, env := demoWith(t, fixedHistory{"production": 100000, "research": 9000, "sweep": 84600})
+	r := trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		f := strings.Join(strings.Fields(l), " ")
+		for _, name := range []string{"bert-large", "(another team's job)", "llama-ft"} {
+			if strings.Contains(f, name) && strings.HasPrefix(f, "RUNN") {
+				rows[name+" "+strings.Fields(f)[0]] = f
+			}
+		}
+	}
+	for _, want := range []struct{ row, cells string }{
+		{"bert-large RUNNABLE", "40m00s - 30m00s (30m00s–30m00s) 1h00m"},
+		{"(another team's job) RUNNABLE", "25m00s - 30m00s (30m00s–30m00s) 1h00m"},
+		{"llama-ft RUNNING", "21h00m 20h00m of 5d00h - -"},
+	} {
+		if !strings.Contains(rows[want.row], want.cells) {
+			t.Errorf("row %s is %q, want %q in it:\n%s", want.row, rows[want.row], want.cells, r.stdout)
+		}
+	}
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{
+		"Likely start (with the range of 80% of the runs): if jobs run as long as recent jobs of their class and team ran",
+		"history: test ledger, 2026-11-24T16:00:00Z to 2026-12-01T16:00:00Z (7.0 days)",
+		"Latest start: if every running job runs to its limit",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("queue does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	j := trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking", "--status", "RUNNABLE", "--output", "json")
+	var out struct {
+		Jobs []struct {
+			JobName     string
+			LikelyStart *struct{ StartsInSeconds, LowSeconds, HighSeconds int64 }
+			LatestStart *struct {
+				StartsInSeconds int64
+				StartsBy        string
+			}
+		}
+		Estimate struct {
+			Runs                                        int
+			History, LikelyAssumption, LatestAssumption string
+		}
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil {
+		t.Fatalf("%v: %s", err, j.stdout)
+	}
+	if len(out.Jobs) != 2 {
+		t.Fatalf("%d jobs, want the 2 waiting: %s", len(out.Jobs), j.stdout)
+	}
+	for _, row := range out.Jobs {
+		if l := row.LikelyStart; l == nil || l.StartsInSeconds != 1800 || l.LowSeconds != 1800 || l.HighSeconds != 1800 ||
+			row.LatestStart == nil || row.LatestStart.StartsInSeconds != 3600 || row.LatestStart.StartsBy != "2026-12-01T17:00:00Z" {
+			t.Errorf("job %q: likely %+v, latest %+v; want 1800 s every run, 3600 s by 17:00", row.JobName, row.LikelyStart, row.LatestStart)
+		}
+	}
+	if e := out.Estimate; e.Runs != 100 || e.History == "" || e.LikelyAssumption == "" || e.LatestAssumption == "" {
+		t.Errorf("estimate %+v: want 100 runs, the history and both assumptions", e)
+	}
+
+	_, env = demo(t)
+	r = trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking")
+	flat = strings.Join(strings.Fields(r.stdout), " ")
+	if !strings.Contains(flat, "Likely start: unavailable: no history") || !strings.Contains(flat, "40m00s - - 1h00m") {
+		t.Errorf("without history: want the latest start only, and why:\n%s", r.stdout)
+	}
+	r = trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking", "--no-estimate")
+	if strings.Contains(r.stdout, "Latest start") || strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "40m00s - - - 0000") == false {
+		t.Errorf("--no-estimate still estimates:\n%s", r.stdout)
+	}
+}
+
 // TestQueueUsageErrors: queue's command-line mistakes exit 2 before any
 // invocation.
 func TestQueueUsageErrors(t *testing.T) {
