@@ -9,9 +9,10 @@
 #                                  under the Lambda Runtime Interface Emulator,
 #                                  the ledger, and back by trace export and
 #                                  usage (roundtrip/main.go); with
-#                                  --trace examples/jobs.csv --emulated 1000000
-#                                  every event of the example trace goes
-#                                  through the emulator.
+#                                  --emulated 1000000 every event of every
+#                                  job goes through the emulator (the
+#                                  example trace's with --trace
+#                                  examples/jobs.csv).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 date -u +"%Y-%m-%dT%H:%M:%SZ"

@@ -13,7 +13,10 @@
 // deployed. Every other job is recorded from its last event alone (which
 // lists all its attempts and preemptions), through the observer's handler
 // in this process, so that 100,000 jobs fill in minutes on a shared
-// machine; the round trip then covers every job.
+// machine; the round trip then covers every job. With -emulated at least
+// the trace's jobs (e.g. 1000000), every event of every job goes through
+// the emulators: 100,000 jobs are some 600,000 invocations, most of an
+// hour on two shared cores, with a progress line every tenth.
 //
 // Run it with bench/ledger/run.sh roundtrip. It is a benchmark, not a
 // test: it asserts nothing about speed, but fails when the round trip does
@@ -27,8 +30,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,7 +96,10 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 	}
 	emulated = min(emulated, len(rt.Jobs))
 	events := roundtrip.Events(rt.Jobs[:emulated], 0.1, seed)
-	preempted := 0
+	preempted, distinct := 0, 0
+	for _, j := range rt.Jobs[:emulated] {
+		distinct += len(batchevents.Events(j))
+	}
 	for _, j := range rt.Jobs {
 		for _, a := range j.Attempts {
 			if a.Preempted {
@@ -99,8 +107,8 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 			}
 		}
 	}
-	fmt.Printf("trace %s: %d jobs over %.1f days (seed %d); simulated in %.1f s: %d preempted attempts, %d jobs to export; %d jobs' %d events (one in ten twice, shuffled) under the emulator\n",
-		cmp.Or(file, "generated"), n, float64(rt.End-rt.Start)/86.4e6, seed, time.Since(t0).Seconds(), preempted, len(rt.Want), emulated, len(events))
+	fmt.Printf("trace %s: %d jobs over %.1f days (seed %d); simulated in %.1f s: %d preempted attempts, %d jobs to export; %d jobs' %d events (%d sent twice, shuffled: %d invocations) under the emulator\n",
+		cmp.Or(file, "generated"), n, float64(rt.End-rt.Start)/86.4e6, seed, time.Since(t0).Seconds(), preempted, len(rt.Want), emulated, distinct, len(events)-distinct, len(events))
 
 	const table = "roundtrip"
 	local, err := roundtrip.Ledger(ctx, table)
@@ -229,7 +237,11 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 	if err := roundtrip.Check(ctx, store, p, rt, nil); err != nil {
 		return err
 	}
-	fmt.Printf("round trip: the export gave back the simulator's %d jobs and usage its instance-seconds per team, exactly\n", len(rt.Want))
+	fmt.Printf("round trip: the export gave back the simulator's %d jobs and usage its instance-seconds per team, exactly:", len(rt.Want))
+	for _, t := range slices.Sorted(maps.Keys(rt.Busy)) {
+		fmt.Printf(" %s %d", t, rt.Busy[t])
+	}
+	fmt.Println()
 	return nil
 }
 
