@@ -68,6 +68,9 @@ const (
 	// DefaultMaxQueries bounds the reads of the open partition: 200 pages
 	// of up to 1 MB, some 250,000 open jobs.
 	DefaultMaxQueries = 200
+	// DefaultDeadlineMargin is kept free before the invocation's
+	// deadline: the poller's own margin.
+	DefaultDeadlineMargin = 5 * time.Second
 	// DefaultMaxListPages bounds the ListServiceJobs pages read for each
 	// of ListedStatuses: the newest 200 jobs of each status, 10 list calls
 	// and at most 1,000 ledger reads (GetItem) a pass.
@@ -94,6 +97,9 @@ type Config struct {
 	Grace    time.Duration
 	// MaxDescribes, MaxQueries and MaxListPages bound the pass's calls.
 	MaxDescribes, MaxQueries, MaxListPages int
+	// DeadlineMargin is how long before ctx's deadline every call must
+	// have ended (default DefaultDeadlineMargin).
+	DeadlineMargin time.Duration
 }
 
 // Summary is what a pass did.
@@ -116,6 +122,9 @@ type Summary struct {
 	// ListTruncated is true when a status had more jobs than the pages
 	// read.
 	ListTruncated bool
+	// Cut is true when the pass ran out of time (DeadlineMargin before
+	// the invocation's deadline) and stopped where it was.
+	Cut bool
 }
 
 // Due reports whether the pass runs at now: once every Interval, on the
@@ -132,8 +141,30 @@ func (c Config) interval() time.Duration {
 	return c.Interval
 }
 
-// Run makes one pass.
+// Run makes one pass. When ctx has a deadline, every call ends
+// DeadlineMargin before it: a pass that runs out of time stops where it is
+// (Summary.Cut), keeps what it recorded, and the next pass starts again,
+// so that the poller it runs in answers before Lambda ends it.
 func Run(ctx context.Context, c Config) (Summary, error) {
+	calls := ctx
+	if d, ok := ctx.Deadline(); ok {
+		margin := c.DeadlineMargin
+		if margin <= 0 {
+			margin = DefaultDeadlineMargin
+		}
+		var cancel context.CancelFunc
+		calls, cancel = context.WithDeadline(ctx, d.Add(-margin))
+		defer cancel()
+	}
+	sum, err := c.run(calls)
+	if err != nil && calls.Err() != nil && ctx.Err() == nil {
+		sum.Cut = true
+		return sum, nil
+	}
+	return sum, err
+}
+
+func (c Config) run(ctx context.Context) (Summary, error) {
 	var sum Summary
 	if c.Platform == nil || c.Ledger == nil || c.Batch == nil {
 		return sum, errors.New("reconcile: the platform, the ledger and the Batch client are required")

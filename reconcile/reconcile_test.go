@@ -541,3 +541,42 @@ func TestTheListingIsBoundedPerPass(t *testing.T) {
 		}
 	}
 }
+
+// TestAPassOutOfTimeStops: with less time left than the margin, the pass
+// makes no call, records nothing, says it was cut short and fails
+// nothing; the poller then answers before Lambda's deadline.
+func TestAPassOutOfTimeStops(t *testing.T) {
+	d0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	now := time.UnixMilli(d0).Add(6 * time.Hour)
+	p := platform.Default()
+	sweep, _ := p.Class("sweep")
+	j := batchevents.Job{ID: id(400), Name: "late", Queue: queue, Share: "search-research", Priority: sweep.SchedulingPriority(50),
+		InstanceType: "ml.p4d.24xlarge", Instances: 1, CreatedAt: d0, Succeeded: true,
+		Attempts: []batchevents.Attempt{{ScheduledAt: d0 + 60_000, StartedAt: d0 + 120_000, StoppedAt: d0 + 3_600_000}}}
+	ev := batchevents.Events(j)
+	store := newStore(t, now)
+	record(t, store, now, ev[:1])
+	current := map[string][]byte{j.ID: ev[len(ev)-1]}
+	fake, client := batchOf(t, current)
+	listing(t, fake, current)
+	// Two seconds left, a five-second margin.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	sum, err := reconcile.Run(ctx, reconcile.Config{Platform: p, Ledger: store, Batch: client, DeadlineMargin: 5 * time.Second, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatalf("a pass out of time failed: %v; want it cut short without an error", err)
+	}
+	if !sum.Cut || sum.Described != 0 {
+		t.Errorf("summary %+v, want Cut and nothing described", sum)
+	}
+	if n := len(fake.Calls("ListServiceJobs")) + len(fake.Calls("DescribeServiceJob")); n != 0 {
+		t.Errorf("%d Batch calls, want none", n)
+	}
+	if got, _, _ := store.Get(context.Background(), j.ID); got == nil || got.Ended() {
+		t.Errorf("job after the cut pass: %+v, want it still open as its first event left it", got)
+	}
+	// With time, the same pass ends the job.
+	if sum, err := reconcile.Run(context.Background(), reconcile.Config{Platform: p, Ledger: store, Batch: client, Now: func() time.Time { return now }}); err != nil || sum.Cut || sum.Changed != 1 {
+		t.Errorf("pass with time: %+v, %v; want the job recorded ended", sum, err)
+	}
+}
