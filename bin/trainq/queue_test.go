@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -492,6 +493,90 @@ func TestQueueShowsEachWaitingJobsStarts(t *testing.T) {
 	if strings.Contains(r.stdout, "Latest start") || strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "40m00s - - - 0000") == false {
 		t.Errorf("--no-estimate still estimates:\n%s", r.stdout)
 	}
+}
+
+// weekHistory is a week of the demo's queue: each class and team's 48
+// most recent jobs ran spread around its own time (from a third of it to
+// three times it), and jobs were submitted at each group's own rate,
+// sweeps in batches, every hour alike.
+type weekHistory struct{}
+
+func (weekHistory) History(_ context.Context, from, to time.Time) (*contract.History, error) {
+	h := &contract.History{Source: "job ledger", From: from.UTC().Format(time.RFC3339), To: to.UTC().Format(time.RFC3339)}
+	for _, g := range []struct {
+		class, team                  string
+		run                          float64
+		instances, priority, submits int
+		batches                      int
+	}{
+		// About 4,800 of the week's 6,720 instance-hours (40 × 168):
+		// the mean runtime is 1.29 times the group's time.
+		{"production", "search-ranking", 8 * 3600, 16, 950, 7, 7},
+		{"research", "search-ranking", 3 * 3600, 8, 550, 42, 42},
+		{"sweep", "search-research", 2 * 3600, 8, 150, 84, 21},
+		{"research", "search-research", 4 * 3600, 8, 550, 14, 14},
+	} {
+		hg := contract.HistoryGroup{Class: g.class, Team: g.team, Submitted: g.submits, Batches: g.batches, Completed: g.submits,
+			SubmittedByHour: make([]int, 24)}
+		for k := range g.submits {
+			hg.SubmittedByHour[k%24]++
+		}
+		for k := range min(48, g.submits) {
+			run := g.run * math.Exp(float64(k%7-3)/3*math.Log(3))
+			hg.Jobs = append(hg.Jobs, contract.HistoryJob{InstanceType: "ml.p5.48xlarge", Instances: g.instances, SchedulingPriority: g.priority,
+				RunSeconds: int64(run)})
+		}
+		h.Groups = append(h.Groups, hg)
+	}
+	return h, nil
+}
+
+// TestStatusAndQueueAgreeOverAWeekOfHistory: with a week of varied
+// history (the README's example), trainq queue's row of bert-large has the
+// figures trainq status gives it; the likely start lies in its range and
+// the latest start is demo's 1 h.
+func TestStatusAndQueueAgreeOverAWeekOfHistory(t *testing.T) {
+	target, env := demoWith(t, weekHistory{})
+	var s struct {
+		Estimate struct {
+			Likely struct{ StartsInSeconds, LowSeconds, HighSeconds int64 }
+			Latest struct{ StartsInSeconds int64 }
+		}
+	}
+	st := trainqWith(t, env, "status", "--class", "research", "--team", "search-ranking", "--output", "json", target.ID)
+	if err := json.Unmarshal([]byte(st.stdout), &s); err != nil {
+		t.Fatalf("%v: %s", err, st.stdout)
+	}
+	var q struct {
+		Jobs []struct {
+			JobID       string
+			LikelyStart *struct{ StartsInSeconds, LowSeconds, HighSeconds int64 }
+			LatestStart *struct{ StartsInSeconds int64 }
+		}
+	}
+	qj := trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking", "--output", "json")
+	if err := json.Unmarshal([]byte(qj.stdout), &q); err != nil {
+		t.Fatalf("%v: %s", err, qj.stdout)
+	}
+	found := false
+	for _, j := range q.Jobs {
+		if j.JobID != target.ID {
+			continue
+		}
+		found = true
+		l := s.Estimate.Likely
+		if j.LikelyStart == nil || j.LatestStart == nil || *j.LikelyStart != l || j.LatestStart.StartsInSeconds != s.Estimate.Latest.StartsInSeconds {
+			t.Errorf("queue's row: likely %+v, latest %+v; status: %+v", j.LikelyStart, j.LatestStart, s.Estimate)
+		}
+		if l.LowSeconds > l.StartsInSeconds || l.StartsInSeconds > l.HighSeconds || s.Estimate.Latest.StartsInSeconds != 3600 {
+			t.Errorf("status: %+v; want the likely start in its range, the latest 3600 s", s.Estimate)
+		}
+	}
+	if !found {
+		t.Errorf("queue does not list %s: %s", target.ID, qj.stdout)
+	}
+	t.Log("\n" + trainqWith(t, env, "queue", "--class", "research", "--team", "search-ranking").stdout)
+	t.Log("\n" + trainqWith(t, env, "status", "--class", "research", "--team", "search-ranking", target.ID).stdout)
 }
 
 // TestQueueUsageErrors: queue's command-line mistakes exit 2 before any
