@@ -1,10 +1,15 @@
 package alarms
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/trainq/trainq/metrics"
+	"github.com/trainq/trainq/platform"
 )
 
 // constant is a series of minutes values of v.
@@ -17,13 +22,16 @@ func constant(minutes int, v float64) []float64 {
 }
 
 // healthy is what a working platform writes: the heartbeats and the
-// poller's gauges every minute, nothing waiting, 90% utilization, no
-// failure, error, throttle or dead letter (those metrics have no data).
+// poller's gauges every minute, nothing waiting, 90% utilization, every
+// budget at 40% each 15 minutes (the budget pass), no failure, error,
+// throttle or dead letter (those metrics have no data).
 func healthy(minutes int) Series {
 	return func(t Term) []float64 {
 		switch {
 		case t.Resource != "":
 			return nil
+		case t.Metric.Name == metrics.BudgetUsedPercent.Name:
+			return budgetPass(minutes, func(int) float64 { return 40 })
 		case t.Metric.Name == metrics.ObserverHeartbeats.Name:
 			return constant(minutes, 1)
 		case t.Metric.Name == metrics.CapacityUtilization.Name:
@@ -64,6 +72,17 @@ func fault(r Rule, minutes int) Series {
 		}
 		return base(t)
 	}
+}
+
+// budgetPass is the series of the poller's budget figures over minutes:
+// the k-th figure value(k) written in minute 15k+7 (minutes 7, 22, 37, 52
+// of each hour), NaN (nothing written) elsewhere and where value is NaN.
+func budgetPass(minutes int, value func(k int) float64) []float64 {
+	out := constant(minutes, math.NaN())
+	for m := 7; m < minutes; m += 15 {
+		out[m] = value(m / 15)
+	}
+	return out
 }
 
 func sameDims(a, b map[string]string) bool {
@@ -161,5 +180,106 @@ func TestDatapointsReadEachStatistic(t *testing.T) {
 	}, 2)
 	if got[0] != 2 || !math.IsNaN(got[1]) {
 		t.Errorf("FILL sum = %v, want [2 NaN]", got)
+	}
+}
+
+// budgetRule is the rule of budgetPlatform's p5-month at percent.
+func budgetRule(t *testing.T, percent float64) Rule {
+	t.Helper()
+	for _, r := range BudgetRules(budgetPlatform()) {
+		if r.Name == Budget("search-ranking", "p5-month", percent) {
+			return r
+		}
+	}
+	t.Fatalf("no rule %s", Budget("search-ranking", "p5-month", percent))
+	return Rule{}
+}
+
+// TestBudgetAlarmsFireOnceAtTheirPercentAndHoldThroughAMissedFigure feeds
+// the 80% and 100% alarms of a budget the series the budget pass writes
+// over 3 days (4,320 minutes, 288 periods of 15 minutes): the k-th figure
+// (minute 15k+7) is 76 + 0.125k percent (the team uses half a percent of
+// its budget an hour) until the month turns at figure 200, then 0.5.
+//
+// By hand: 76 + 0.125k ≥ 80 from k = 32 (k = 31 gives 79.875, below), so
+// the 80% alarm fires in period 32; ≥ 100 from k = 192, so the 100% alarm
+// fires in period 192. At k = 200 the figure is 0.5: both clear, and
+// nothing fires again. Each alarm notifies once.
+func TestBudgetAlarmsFireOnceAtTheirPercentAndHoldThroughAMissedFigure(t *testing.T) {
+	const minutes = 3 * 24 * 60
+	climbing := func(missed ...int) []float64 {
+		return budgetPass(minutes, func(k int) float64 {
+			if slices.Contains(missed, k) {
+				return math.NaN()
+			}
+			if k >= 200 {
+				return 0.5
+			}
+			return 76 + 0.125*float64(k)
+		})
+	}
+	// An hour of missed passes (figures 33–36) right after the 80% alarm
+	// fired; the figure at the crossing (32) missed too, in another run.
+	outage := []int{33, 34, 35, 36}
+	for _, c := range []struct {
+		name    string
+		percent float64
+		missed  []int
+		want    []int
+	}{
+		{"80% on every figure", 80, nil, []int{32}},
+		{"100% on every figure", 100, nil, []int{192}},
+		// Ignore keeps ALARM through the hour without figures: no second
+		// notification at 37.
+		{"80% through an hour without figures", 80, outage, []int{32}},
+		// The crossing's figure is missed: the alarm fires with the next
+		// one (80.125% at k = 33).
+		{"80% when the crossing's figure is missed", 80, []int{32}, []int{33}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := budgetRule(t, c.percent)
+			d := r.Datapoints(func(term Term) []float64 {
+				if term.Metric.Name != metrics.BudgetUsedPercent.Name || term.Dimensions[metrics.Budget] != "p5-month" {
+					return nil
+				}
+				return climbing(c.missed...)
+			}, minutes)
+			if len(d) != minutes/15 {
+				t.Fatalf("%d datapoints, want %d periods of 15 minutes", len(d), minutes/15)
+			}
+			if got := r.Evaluate(d); !slices.Equal(got, c.want) {
+				t.Errorf("fired at periods %v, want %v", got, c.want)
+			}
+		})
+	}
+	// The same hour without figures under notBreaching would clear the
+	// alarm at 33 and notify again at 37: the flap Ignore avoids.
+	r := budgetRule(t, 80)
+	r.TreatMissing = NotBreaching
+	d := r.Datapoints(func(Term) []float64 { return climbing(outage...) }, minutes)
+	if got := r.Evaluate(d); !slices.Equal(got, []int{32, 37}) {
+		t.Errorf("notBreaching through the outage fired at %v; want [32 37] (the flap the rule's Ignore avoids)", got)
+	}
+}
+
+// TestBudgetRulesFollowThePlatformFile: one rule per team, budget and
+// alarm, with the percent and severity the platform file gives (default
+// 80% and 100%, ticket).
+func TestBudgetRulesFollowThePlatformFile(t *testing.T) {
+	got := map[string]string{}
+	for _, r := range BudgetRules(budgetPlatform()) {
+		got[r.Name] = fmt.Sprintf("%s %g %s", r.Severity, r.Threshold, r.TreatMissing)
+	}
+	want := map[string]string{
+		"budget-search-ranking-p5-month-80":  "ticket 80 ignore",
+		"budget-search-ranking-p5-month-100": "ticket 100 ignore",
+		"budget-search-research-spend-50":    "ticket 50 ignore",
+		"budget-search-research-spend-100":   "page 100 ignore",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("budget rules (-want +got):\n%s", diff)
+	}
+	if n := len(BudgetRules(platform.Default())); n != 0 {
+		t.Errorf("%d budget rules on a platform without budgets", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/trainq/trainq/metrics"
@@ -29,6 +30,11 @@ type Missing string
 const (
 	NotBreaching Missing = "notBreaching"
 	Breaching    Missing = "breaching"
+	// Ignore keeps the alarm's state through a period without data
+	// ("The current alarm state is maintained", CloudWatch's
+	// TreatMissingData): for a gauge written less often than each minute,
+	// whose missed figure says nothing of what it measures.
+	Ignore Missing = "ignore"
 )
 
 // Lambda functions and queues whose AWS metrics some rules watch.
@@ -126,6 +132,7 @@ func Kinds() []string {
 		AlarmPollerErrors, AlarmPollerThrottles, AlarmEventsRejected, AlarmEventDeadLetters,
 		AlarmSubmitterErrors, AlarmSubmitterThrottles, AlarmSubmitterDeadLetters,
 		AlarmRerouterErrors, AlarmRerouterThrottles, AlarmReroutesRefused, AlarmRerouteRanTwice,
+		KindBudget,
 	}
 }
 
@@ -152,7 +159,14 @@ const (
 	AlarmRerouterThrottles    = "rerouter-throttles"
 	AlarmReroutesRefused      = "reroutes-refused"
 	AlarmRerouteRanTwice      = "reroute-ran-twice"
+	KindBudget                = "budget"
 )
+
+// Budget names the alarm at percent of team's budget (the platform file's
+// teams[].budgets[].alarms): "budget-search-research-p5-month-80".
+func Budget(team, budget string, percent float64) string {
+	return KindBudget + "-" + team + "-" + budget + "-" + strconv.FormatFloat(percent, 'f', -1, 64)
+}
 
 // JobFailed names the alarm on failures of class the platform or AWS
 // caused; JobCodeFailed on the class's jobs' own failures.
@@ -401,6 +415,48 @@ func RerouterRules(refusedReasons []string, refused, windowSeconds, throttlePeri
 	}
 }
 
+// BudgetPeriodSeconds is the budget alarms' period: the poller's budget
+// pass writes each budget's figure once in each (poll.BudgetInterval, 15
+// minutes, in its 8th minute).
+const BudgetPeriodSeconds = 15 * minute
+
+// BudgetRules are p's budget alarms: for each team's budget, one per
+// percent of its alarms (default 80% and 100%, ticket), on the budget's
+// BudgetUsedPercent: its Maximum over each 15-minute period at or above
+// the percent, 1 of 1. A period without a figure (a pass that failed or
+// ran late) keeps the alarm's state (Ignore): usage only grows within a
+// period, so a missed figure is no news, and neither clearing nor firing on
+// it would be true. The alarm clears when the figure falls below the
+// percent: at the month's turn, or as a rolling window's usage ages out.
+func BudgetRules(p *platform.Platform) []Rule {
+	var rules []Rule
+	for _, t := range p.Teams {
+		for _, b := range t.Budgets {
+			actions := make([]string, 0, len(p.Classes))
+			for _, c := range p.ClassNames() {
+				actions = append(actions, c+" "+string(b.ActionFor(c)))
+			}
+			period := "a calendar month (UTC)"
+			if b.Period == platform.PeriodRolling30Days {
+				period = "the rolling 30 days"
+			}
+			for _, a := range b.Alarms {
+				pct := strconv.FormatFloat(a.Percent, 'f', -1, 64)
+				rules = append(rules, Rule{
+					Name: Budget(t.Name, b.Name, a.Percent), Runbook: KindBudget, Severity: a.Severity,
+					Means: fmt.Sprintf("Team %s has used %s%% or more of its budget %s (%s %s in %s), as the poller's budget pass read the job ledger (every 15 minutes). Past 100%% its new jobs get: %s; running jobs are never stopped.",
+						t.Name, pct, b.Name, strconv.FormatFloat(b.Limit(), 'f', -1, 64), b.Unit(), period, strings.Join(actions, ", ")),
+					MissingMeans: "the budget pass wrote no figure in the period (it failed or ran late; the poller's alarms cover a stopped poller), the alarm keeps its state",
+					Terms:        []Term{{Metric: metrics.BudgetUsedPercent, Dimensions: map[string]string{metrics.Team: t.Name, metrics.Budget: b.Name}}},
+					Statistic:    "Maximum", PeriodSeconds: BudgetPeriodSeconds, Comparison: GreaterThanOrEqual, Threshold: a.Percent,
+					DatapointsToAlarm: 1, EvaluationPeriods: 1, TreatMissing: Ignore,
+				})
+			}
+		}
+	}
+	return rules
+}
+
 // Breaches reports whether datapoint v breaches the rule's threshold; a
 // NaN (no data) counts as TreatMissing says.
 func (r Rule) Breaches(v float64) bool {
@@ -421,10 +477,34 @@ func (r Rule) Breaches(v float64) bool {
 // no data), as CloudWatch evaluates an alarm: after each period the alarm
 // is in ALARM when at least DatapointsToAlarm of the last EvaluationPeriods
 // datapoints breach, else OK. It returns the periods at which the alarm
-// went from OK to ALARM (each a notification of its severity).
+// went from OK to ALARM (each a notification of its severity). With
+// Ignore a missing datapoint keeps the state and the M of N are the last N
+// datapoints present (exactly CloudWatch's "state is maintained" for 1 of
+// 1).
 func (r Rule) Evaluate(datapoints []float64) []int {
 	var fired []int
 	in := false
+	if r.TreatMissing == Ignore {
+		var present []bool
+		for i, v := range datapoints {
+			if math.IsNaN(v) {
+				continue
+			}
+			present = append(present, r.Breaches(v))
+			breaching := 0
+			for _, b := range present[max(0, len(present)-r.EvaluationPeriods):] {
+				if b {
+					breaching++
+				}
+			}
+			alarm := breaching >= r.DatapointsToAlarm
+			if alarm && !in {
+				fired = append(fired, i)
+			}
+			in = alarm
+		}
+		return fired
+	}
 	breaching := 0
 	for i, v := range datapoints {
 		if r.Breaches(v) {

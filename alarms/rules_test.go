@@ -43,9 +43,10 @@ func TestEvaluateIsCloudWatchsMOfN(t *testing.T) {
 }
 
 // everyRule is every rule of the default platform with a submitter that
-// has a dead-letter queue and a re-router.
+// has a dead-letter queue and a re-router, and budgets (budgetPlatform).
 func everyRule() []Rule {
 	rules := QueueRules(QueueThresholdsOf(platform.Default()))
+	rules = append(rules, BudgetRules(budgetPlatform())...)
 	rules = append(rules, PipelineRules()...)
 	rules = append(rules, SubmitterRules([]string{"UpstreamError", "Throttled"}, true)...)
 	return append(rules, RerouterRules([]string{metrics.RefusedSubmit, metrics.RefusedTerminate}, 3, 900, 300)...)
@@ -121,4 +122,22 @@ func TestSeveritiesFollowPagingClasses(t *testing.T) {
 	if !slices.Contains(Kinds(), KindQuotaFullWait) {
 		t.Error("quota-full-wait has no runbook section")
 	}
+}
+
+// budgetPlatform is the default platform with budgets: search-ranking's
+// p5-month (100 ml.p5.48xlarge hours a month, the default alarms: 80% and
+// 100%, tickets) and search-research's cost budget over a rolling 30 days,
+// whose 100% pages and 50% is a ticket.
+func budgetPlatform() *platform.Platform {
+	p := platform.Default()
+	p.Ledger.HourlyPrices = map[string]float64{"ml.p5.48xlarge": 98.32, "ml.p4d.24xlarge": 37.69}
+	p.Teams[0].Budgets = []platform.Budget{{Name: "p5-month", InstanceHours: 100, InstanceType: "ml.p5.48xlarge",
+		Actions: map[string]platform.BudgetAction{"sweep": platform.ActionRefuse}}}
+	p.Teams[1].Budgets = []platform.Budget{{Name: "spend", Cost: 250000, Period: platform.PeriodRolling30Days,
+		Alarms: []platform.BudgetAlarm{{Percent: 50}, {Percent: 100, Severity: platform.SeverityPage}}}}
+	p.ApplyDefaults()
+	if err := p.Validate(); err != nil {
+		panic(err)
+	}
+	return p
 }

@@ -179,6 +179,29 @@ func Evaluate(team string, b platform.Budget, prices map[string]float64, runs []
 	return s
 }
 
+// All is every budget of every team of p at now over runs (every team's),
+// in the platform file's order: what the usage action answers and the
+// poller's budget figures write. Budgets is every budget of p, whose
+// windows' earliest start (Earliest) is how far back runs must reach.
+func All(p *platform.Platform, runs []showback.Interval, now time.Time) []Status {
+	var out []Status
+	for _, t := range p.Teams {
+		for _, b := range t.Budgets {
+			out = append(out, Evaluate(t.Name, b, p.Ledger.HourlyPrices, runs, now))
+		}
+	}
+	return out
+}
+
+// Budgets is every budget of every team of p.
+func Budgets(p *platform.Platform) []platform.Budget {
+	var all []platform.Budget
+	for _, t := range p.Teams {
+		all = append(all, t.Budgets...)
+	}
+	return all
+}
+
 // Used is what team's runs used of budget b from from to to (a closed
 // month, say), in the budget's unit: Evaluate's sum over another window.
 func Used(team string, b platform.Budget, prices map[string]float64, runs []showback.Interval, from, to time.Time) float64 {

@@ -261,6 +261,7 @@ var (
 	missingData = map[alarms.Missing]string{
 		alarms.NotBreaching: string(awscloudwatch.TreatMissingData_NOT_BREACHING),
 		alarms.Breaching:    string(awscloudwatch.TreatMissingData_BREACHING),
+		alarms.Ignore:       string(awscloudwatch.TreatMissingData_IGNORE),
 	}
 )
 
@@ -434,7 +435,7 @@ func ruleMetric(queue ITrainingQueue, rule alarms.Rule, resource func(alarms.Ter
 		}
 		d := t.Dimensions
 		return queue.Metric(t.Metric, &MetricDimensions{Class: d[metrics.Class], Team: d[metrics.Team], InstanceType: d[metrics.InstanceType],
-			ErrorType: d[metrics.ErrorType], Reason: d[metrics.Reason], Fault: d[metrics.Fault], Quota: d[metrics.Quota]}, opts())
+			ErrorType: d[metrics.ErrorType], Reason: d[metrics.Reason], Fault: d[metrics.Fault], Quota: d[metrics.Quota], Budget: d[metrics.Budget]}, opts())
 	}
 	using := map[string]awscloudwatch.IMetric{}
 	var parts []string
@@ -468,6 +469,16 @@ func ruleMetric(queue ITrainingQueue, rule alarms.Rule, resource func(alarms.Ter
 		Label:  jsii.String(rule.Name + " (" + strings.Join(labels, " + ") + ")"),
 		Period: period(rule.PeriodSeconds),
 	})
+}
+
+// AddBudgetAlarms adds p's budget alarms (alarms.BudgetRules): one per
+// percent of each team's budget's alarms (default 80% and 100%, tickets),
+// on the BudgetUsedPercent the poller's budget pass writes every 15
+// minutes; a period without a figure keeps the alarm's state.
+func (f *AlarmFactory) AddBudgetAlarms(queue ITrainingQueue, p *platform.Platform) {
+	for _, rule := range alarms.BudgetRules(p) {
+		f.AddRule(rule, ruleMetric(queue, rule, nil))
+	}
 }
 
 // AddSubmitterAlarms adds the submission function's alarms

@@ -2,6 +2,8 @@ package constructs
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -198,6 +200,46 @@ func UsageWidgets(queue ITrainingQueue, props *WidgetProps, quota bool) []awsclo
 		out = append(out, graph("Borrowed instance-hours per day by team (beyond its quota)", hours(metrics.BorrowedInstances), countAxis("instance-hours")))
 	}
 	return out
+}
+
+// BudgetWidgets are the rows of p's budgets, a graph per team with
+// budgets (three a row): each budget's used and forecast percents of its
+// limit (the poller's budget pass, one figure every 15 minutes), against
+// the limit (100%) and the budget's alarm percents. None when no team has
+// a budget.
+func BudgetWidgets(queue ITrainingQueue, p *platform.Platform) [][]awscloudwatch.IWidget {
+	var rows [][]awscloudwatch.IWidget
+	for _, t := range p.Teams {
+		if len(t.Budgets) == 0 {
+			continue
+		}
+		var lines []awscloudwatch.IMetric
+		percents := map[float64]bool{100: true}
+		for _, b := range t.Budgets {
+			dims := &MetricDimensions{Team: t.Name, Budget: b.Name}
+			lines = append(lines,
+				queue.Metric(metrics.BudgetUsedPercent, dims, &awscloudwatch.MetricOptions{Label: jsii.String(b.Name + " used")}),
+				queue.Metric(metrics.BudgetForecastPercent, dims, &awscloudwatch.MetricOptions{Label: jsii.String(b.Name + " forecast at the current rate")}))
+			for _, a := range b.Alarms {
+				percents[a.Percent] = true
+			}
+		}
+		var marks []*awscloudwatch.HorizontalAnnotation
+		for _, v := range slices.Sorted(maps.Keys(percents)) {
+			label := fmt.Sprintf("%g%% alarm", v)
+			if v == 100 {
+				label = "limit (100%)"
+			}
+			marks = append(marks, threshold(v, label))
+		}
+		w := annotated("Budgets of "+t.Name+": used and forecast, % of the limit (every 15 min; exact: trainq usage)", lines,
+			&awscloudwatch.YAxisProps{Min: jsii.Number(0), Label: jsii.String("% of the limit"), ShowUnits: jsii.Bool(false)}, marks)
+		if len(rows) == 0 || len(rows[len(rows)-1]) == 3 {
+			rows = append(rows, nil)
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], w)
+	}
+	return rows
 }
 
 // WhyWidgets are a row of why jobs wait or fail: runnable jobs by instance

@@ -2,6 +2,8 @@ package constructs
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/trainq/trainq/platform"
@@ -34,6 +36,14 @@ type PlatformProps struct {
 	// LogRetentionDays is the retention of the functions' log groups, one of
 	// CloudWatch Logs' retentions. Default: 30.
 	LogRetentionDays int
+	// Budgets are the teams' budgets (the platform file's teams[].budgets),
+	// by team: the submitter enforces them, the poller writes their figures
+	// every 15 minutes and the monitor alarms on them. Default: none.
+	Budgets map[string][]platform.Budget
+	// HourlyPrices are the price of an instance-hour of each instance type
+	// (ledger.hourlyPrices), which cost budgets count and usage shows.
+	// Default: none.
+	HourlyPrices map[string]float64
 }
 
 // PlatformPropsFromPlatform returns the props that describe p.
@@ -43,6 +53,15 @@ func PlatformPropsFromPlatform(p *platform.Platform) PlatformProps {
 		Classes:          append([]platform.Class(nil), p.Classes...),
 		Teams:            p.TeamNames(),
 		LogRetentionDays: p.Monitoring.LogRetentionDays,
+		HourlyPrices:     maps.Clone(p.Ledger.HourlyPrices),
+	}
+	for _, t := range p.Teams {
+		if len(t.Budgets) > 0 {
+			if out.Budgets == nil {
+				out.Budgets = map[string][]platform.Budget{}
+			}
+			out.Budgets[t.Name] = append([]platform.Budget(nil), t.Budgets...)
+		}
 	}
 	order := p.Submission.InstanceTypes
 	if len(order) == 0 {
@@ -77,6 +96,7 @@ func describePlatform(what string, pp *PlatformProps, queue ITrainingQueue) (*pl
 		Name:       pp.name(),
 		Classes:    append([]platform.Class(nil), pp.Classes...),
 		Monitoring: platform.Monitoring{LogRetentionDays: pp.LogRetentionDays},
+		Ledger:     platform.Ledger{HourlyPrices: maps.Clone(pp.HourlyPrices)},
 	}
 	if tq, ok := queue.(TrainingQueue); ok {
 		prio := tq.Priority()
@@ -143,6 +163,16 @@ func describePlatform(what string, pp *PlatformProps, queue ITrainingQueue) (*pl
 		default:
 			addf("Teams[%d] is %q, which is not a share of queue %s; want one of its shares (%s)", i, name, queuePath, listOrNone(all))
 		}
+	}
+
+	// Budgets: each of a described team's, validated with the platform.
+	for _, name := range slices.Sorted(maps.Keys(pp.Budgets)) {
+		i := slices.IndexFunc(p.Teams, func(t platform.Team) bool { return t.Name == name })
+		if i < 0 {
+			addf("Budgets has team %q, which is not one of the teams described (%s)", name, listOrNone(p.TeamNames()))
+			continue
+		}
+		p.Teams[i].Budgets = append([]platform.Budget(nil), pp.Budgets[name]...)
 	}
 
 	// Pools: the instance types jobs may use, with their instances.

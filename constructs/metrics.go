@@ -6,6 +6,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/trainq/trainq/alarms"
 	"github.com/trainq/trainq/metrics"
 )
 
@@ -34,6 +35,9 @@ type MetricDimensions struct {
 	// (RunnableJobs, OldestRunnableSeconds): metrics.QuotaRoom or
 	// QuotaFull. Default: "" (either).
 	Quota string
+	// Budget is one of Team's budgets (BudgetUsedPercent,
+	// BudgetForecastPercent), given with Team. Default: "" (none).
+	Budget string
 }
 
 func (d *MetricDimensions) names() ([]string, map[string]string) {
@@ -42,7 +46,7 @@ func (d *MetricDimensions) names() ([]string, map[string]string) {
 	if d == nil {
 		return names, values
 	}
-	for _, kv := range [][2]string{{metrics.Class, d.Class}, {metrics.Team, d.Team}, {metrics.InstanceType, d.InstanceType}, {metrics.ErrorType, d.ErrorType}, {metrics.Reason, d.Reason}, {metrics.Fault, d.Fault}, {metrics.Quota, d.Quota}} {
+	for _, kv := range [][2]string{{metrics.Class, d.Class}, {metrics.Team, d.Team}, {metrics.InstanceType, d.InstanceType}, {metrics.ErrorType, d.ErrorType}, {metrics.Reason, d.Reason}, {metrics.Fault, d.Fault}, {metrics.Quota, d.Quota}, {metrics.Budget, d.Budget}} {
 		if kv[1] != "" {
 			names = append(names, kv[0])
 			values[kv[0]] = kv[1]
@@ -54,7 +58,9 @@ func (d *MetricDimensions) names() ([]string, map[string]string) {
 // MetricDefaults are the statistic and period a metric of trainq's gets
 // unless the caller says otherwise: counts of events are summed, the
 // poller's once-a-minute gauges are read at their maximum (utilization at
-// its average) per minute, times are averaged over 5 minutes.
+// its average) per minute, times are averaged over 5 minutes, and the
+// budget pass's figures read at their maximum per 15 minutes (one figure
+// in each).
 func MetricDefaults(m metrics.Metric) (statistic string, period awscdk.Duration) {
 	switch m.Name {
 	case metrics.RunnableJobs.Name, metrics.OldestRunnableSeconds.Name, metrics.InstancesInUse.Name, metrics.BorrowedInstances.Name:
@@ -63,6 +69,8 @@ func MetricDefaults(m metrics.Metric) (statistic string, period awscdk.Duration)
 		return "Average", awscdk.Duration_Minutes(jsii.Number(1))
 	case metrics.JobsFailed.Name:
 		return "Sum", awscdk.Duration_Minutes(jsii.Number(1))
+	case metrics.BudgetUsedPercent.Name, metrics.BudgetForecastPercent.Name:
+		return "Maximum", awscdk.Duration_Seconds(jsii.Number(alarms.BudgetPeriodSeconds))
 	}
 	if m.Unit == metrics.UnitCount {
 		return "Sum", awscdk.Duration_Minutes(jsii.Number(5))

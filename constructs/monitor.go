@@ -205,6 +205,9 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		m.factory.AddSubmitterAlarms(props.Queue, props.Submitter)
 	}
 	m.factory.AddPipelineAlarms(m.pipeline)
+	if p := m.pipeline.Platform(); p != nil {
+		m.factory.AddBudgetAlarms(props.Queue, p)
+	}
 	if props.Rerouter != nil {
 		m.factory.AddRerouterAlarms(props.Rerouter, props.RerouterThresholds)
 	} else if props.RerouterThresholds != nil {
@@ -217,7 +220,11 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 		last = append(SubmitterWidgets(props.Queue, props.Submitter), last...)
 	}
 	rows := [][]awscloudwatch.IWidget{CapacityWidgets(props.Queue, w), BacklogWidgets(props.Queue, w),
-		WhoWaitsWidgets(props.Queue, w), UsageWidgets(props.Queue, w, quotaMode(m.pipeline.Platform())), WhyWidgets(props.Queue, w), outcomes, last}
+		WhoWaitsWidgets(props.Queue, w), UsageWidgets(props.Queue, w, quotaMode(m.pipeline.Platform()))}
+	if p := m.pipeline.Platform(); p != nil {
+		rows = append(rows, BudgetWidgets(props.Queue, p)...)
+	}
+	rows = append(rows, WhyWidgets(props.Queue, w), outcomes, last)
 	if props.Rerouter != nil {
 		rows = append(rows, RerouterWidgets(props.Rerouter))
 	}
@@ -239,7 +246,8 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 }
 
 func isZeroPlatformProps(pp PlatformProps) bool {
-	return pp.PlatformName == "" && pp.Classes == nil && pp.Teams == nil && pp.InstanceTypes == nil && pp.LogRetentionDays == 0
+	return pp.PlatformName == "" && pp.Classes == nil && pp.Teams == nil && pp.InstanceTypes == nil && pp.LogRetentionDays == 0 &&
+		pp.Budgets == nil && pp.HourlyPrices == nil
 }
 
 func (m *monitor) Pipeline() MonitoringPipeline { return m.pipeline }

@@ -35,6 +35,9 @@ const (
 	// Quota is whether a waiting job's team has room for it in its quota
 	// of the job's instance type: QuotaRoom or QuotaFull.
 	Quota = "Quota"
+	// Budget is the name of one of a team's budgets (the platform file's
+	// teams[].budgets[].name), always with Team.
+	Budget = "Budget"
 )
 
 // Values of Fault: a failure the platform or AWS caused (capacity,
@@ -181,6 +184,20 @@ var (
 	BorrowedInstances = Metric{"BorrowedInstances", UnitCount, perTeamType}
 )
 
+// Metrics written by the poller's budget pass, every 15 minutes
+// (poll.BudgetInterval), one EMF line per team and budget: package budget's
+// figures (budget.Evaluate, the submission function's rule) over the job
+// ledger, in percent of the budget's limit whatever its unit.
+var (
+	// BudgetUsedPercent is the budget's usage in its window to now (running
+	// jobs counted to now), in percent of its limit.
+	BudgetUsedPercent = Metric{"BudgetUsedPercent", UnitPercent, [][]string{{Queue, Team, Budget}}}
+	// BudgetForecastPercent is the usage at the period's end if the
+	// instances running now keep running (budget.Status.Forecast), in
+	// percent of the limit.
+	BudgetForecastPercent = Metric{"BudgetForecastPercent", UnitPercent, [][]string{{Queue, Team, Budget}}}
+)
+
 // Metrics written by the re-router, one EMF line per run.
 var (
 	// JobsRerouted counts jobs moved to another instance type (each move
@@ -247,17 +264,24 @@ func PollerMetrics() []Metric {
 	return []Metric{RunnableJobs, OldestRunnableSeconds, RunnableUndescribed, InstancesInUse, CapacityUtilization, BorrowedInstances}
 }
 
+// BudgetMetrics lists the metrics the poller's budget pass writes.
+func BudgetMetrics() []Metric {
+	return []Metric{BudgetUsedPercent, BudgetForecastPercent}
+}
+
 // RerouterMetrics lists the metrics the re-router writes.
 func RerouterMetrics() []Metric {
 	return []Metric{JobsRerouted, ReroutesRefused}
 }
 
 // All lists every metric trainq publishes: those of the observer, the
-// submission function, the poller and the re-router, each exactly once.
+// submission function, the poller (its budget pass too) and the re-router,
+// each exactly once.
 func All() []Metric {
 	var all []Metric
 	all = append(all, ObserverMetrics()...)
 	all = append(all, SubmitterMetrics()...)
 	all = append(all, PollerMetrics()...)
+	all = append(all, BudgetMetrics()...)
 	return append(all, RerouterMetrics()...)
 }

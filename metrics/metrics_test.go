@@ -68,7 +68,7 @@ func TestEveryDeclaredMetricHasExactlyOneWriter(t *testing.T) {
 	writers := map[string][]string{}
 	for writer, list := range map[string][]metrics.Metric{
 		"observer": metrics.ObserverMetrics(), "poller": metrics.PollerMetrics(), "submitter": metrics.SubmitterMetrics(),
-		"rerouter": metrics.RerouterMetrics(),
+		"rerouter": metrics.RerouterMetrics(), "poller's budget pass": metrics.BudgetMetrics(),
 	} {
 		for _, m := range list {
 			writers[m.Name] = append(writers[m.Name], writer)
@@ -76,7 +76,7 @@ func TestEveryDeclaredMetricHasExactlyOneWriter(t *testing.T) {
 	}
 	for _, name := range declared {
 		if w := writers[name]; len(w) != 1 {
-			t.Errorf("metric variable %s (named after its metric) is listed by writers %v; want exactly one of ObserverMetrics, PollerMetrics, SubmitterMetrics, RerouterMetrics", name, w)
+			t.Errorf("metric variable %s (named after its metric) is listed by writers %v; want exactly one of ObserverMetrics, PollerMetrics, SubmitterMetrics, RerouterMetrics, BudgetMetrics", name, w)
 		}
 	}
 	var all []string

@@ -42,9 +42,9 @@ type Budget struct {
 	// priority (accepted at the bottom of the class's band) or refuse.
 	// Default: alarm for every class not listed.
 	Actions map[string]BudgetAction `json:"actions,omitempty"`
-	// Alarms are the percents of the limit at which an alarm is to fire and
-	// each one's severity (validated; the stack deploys no budget alarm
-	// yet). Default: 80 and 100, both ticket.
+	// Alarms are the percents of the limit at which an alarm fires (on the
+	// figure the poller writes every 15 minutes; alarms.BudgetRules) and
+	// each one's severity. Default: 80 and 100, both ticket.
 	Alarms []BudgetAlarm `json:"alarms,omitempty"`
 }
 

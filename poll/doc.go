@@ -3,7 +3,11 @@
 // ListServiceJobs and DescribeServiceJob for the runnable jobs) and writes
 // the backlog and capacity gauges as embedded metric format (EMF) lines:
 // RunnableJobs, OldestRunnableSeconds, InstancesInUse, CapacityUtilization
-// and BorrowedInstances per queue, class, team and instance type.
+// and BorrowedInstances per queue, class, team and instance type. Every 15
+// minutes, when a team has a budget, its budget pass (WriteBudgets) reads
+// the job ledger and writes each budget's BudgetUsedPercent and
+// BudgetForecastPercent, by package budget's rule (budget.All), the one the
+// submission function decides by.
 //
 // It reads the snapshot, a job's share and when a job became RUNNABLE with
 // package batchrules' rules (the event observer uses the same ones). Metric

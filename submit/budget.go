@@ -98,10 +98,7 @@ func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
 // teamBudgets is every team's budgets at now, for the usage action: nil
 // when no team has one.
 func (h *Handler) teamBudgets(ctx context.Context, now time.Time) ([]contract.BudgetView, error) {
-	var all []platform.Budget
-	for _, t := range h.cfg.Platform.Teams {
-		all = append(all, t.Budgets...)
-	}
+	all := budget.Budgets(h.cfg.Platform)
 	if len(all) == 0 {
 		return nil, nil
 	}
@@ -109,13 +106,7 @@ func (h *Handler) teamBudgets(ctx context.Context, now time.Time) ([]contract.Bu
 	if err != nil {
 		return nil, err
 	}
-	var statuses []budget.Status
-	for _, t := range h.cfg.Platform.Teams {
-		for _, b := range t.Budgets {
-			statuses = append(statuses, budget.Evaluate(t.Name, b, h.cfg.Platform.Ledger.HourlyPrices, runs, now))
-		}
-	}
-	return budgetViews(statuses, nil), nil
+	return budgetViews(budget.All(h.cfg.Platform, runs, now), nil), nil
 }
 
 // budgets answers the budgets action: every team's budgets now.

@@ -95,7 +95,7 @@ var layers = map[string][]string{
 	"showback":               {},
 	"reconcile":              {"contract", "batchrules", "batchrules/batchsdk", "platform", "ledger", "observe"},
 	"budget":                 {"platform", "showback"},
-	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics"},
+	"poll":                   {"contract", "batchrules", "batchrules/batchsdk", "platform", "metrics", "ledger", "budget", "showback"},
 	"reroute":                {"contract", "door", "batchrules", "batchrules/batchsdk", "platform", "metrics", "moveplan"},
 	"client":                 {"cli", "contract", "door", "batchrules", "platform", "simulate", "trace"},
 	"constructs/lambdabuild": {},

@@ -592,10 +592,23 @@ func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the submission function reads a ledger item", principal: submitter, action: "dynamodb:GetItem", resource: table, want: allowed, cite: citeDynamoDBActions},
 		{name: "the submission function cannot write the ledger", principal: submitter, action: "dynamodb:PutItem", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the submission function cannot scan the ledger", principal: submitter, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
+		// Budgets: a submission reads its team's usage by the ledger's
+		// index (the days of the budgets' windows) and nothing beyond the
+		// ledger; it can neither change nor remove what it reads.
+		{name: "the submission function reads a budget's window of jobs (the index)", principal: submitter, action: "dynamodb:Query", resource: index, want: allowed, cite: citeDynamoDBActions},
+		{name: "the submission function cannot read another table", principal: submitter, action: "dynamodb:Query", resource: otherTable, want: denied, cite: citeEvaluation},
+		{name: "the submission function cannot read another table's index", principal: submitter, action: "dynamodb:Query", resource: otherTable + "/index/" + ledger.IndexByEnd, want: denied, cite: citeEvaluation},
+		{name: "the submission function cannot update ledger items", principal: submitter, action: "dynamodb:UpdateItem", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the submission function cannot delete ledger items", principal: submitter, action: "dynamodb:DeleteItem", resource: table, want: denied, cite: citeEvaluation},
+		{name: "the submission function cannot export the ledger", principal: submitter, action: "dynamodb:ExportTableToPointInTime", resource: table, want: denied, cite: citeEvaluation},
 		// The poller's reconciling pass reads the open jobs and records
 		// what DescribeServiceJob says, by the observer's merge.
 		{name: "the poller's reconciling pass reads the open jobs", principal: poller, action: "dynamodb:Query", resource: index, want: allowed, cite: citeDynamoDBActions},
 		{name: "the poller's reconciling pass records a job", principal: poller, action: "dynamodb:PutItem", resource: table, want: allowed, cite: citeDynamoDBActions},
+		// The budget pass reads the jobs of the budgets' windows by the
+		// same index, and needs nothing more.
+		{name: "the poller's budget pass reads a budget's window of jobs (the index)", principal: poller, action: "dynamodb:Query", resource: index, want: allowed, cite: citeDynamoDBActions},
+		{name: "the poller cannot read another table", principal: poller, action: "dynamodb:Query", resource: otherTable, want: denied, cite: citeEvaluation},
 		{name: "the poller cannot scan the ledger", principal: poller, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the poller cannot query the ledger's table", principal: poller, action: "dynamodb:Query", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the poller cannot delete ledger items", principal: poller, action: "dynamodb:DeleteItem", resource: table, want: denied, cite: citeEvaluation},

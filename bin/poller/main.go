@@ -7,8 +7,9 @@
 // $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the job
 // queue ARN; default the platform's queue name), TRAINQ_LEDGER_TABLE (the
 // job ledger: every 15 minutes the run also makes package reconcile's pass,
-// which completes open jobs whose events were lost; unset: no pass) and the
-// AWS SDK's usual variables.
+// which completes open jobs whose events were lost, and, when a team has a
+// budget, the budget pass (poll.Poller.WriteBudgets, 7 minutes later); unset:
+// neither pass) and the AWS SDK's usual variables.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package main
@@ -76,7 +77,8 @@ func run() error {
 	}
 	pass := reconcile.Config{Platform: p, Ledger: store, Batch: client, Queue: os.Getenv(contract.EnvJobQueue), Now: time.Now}
 	lambda.StartHandlerFunc(func(ctx context.Context, payload json.RawMessage) (poll.Answer, error) {
-		due := pass.Due(time.Now())
+		now := time.Now()
+		due, budgets := pass.Due(now), poller.BudgetsDue(now)
 		answer, err := poller.Handle(ctx, payload)
 		if due {
 			// The metrics come first; a failed pass is logged and the next
@@ -86,6 +88,15 @@ func run() error {
 				log.Error("reconciling pass", "error", rerr.Error(), "summary", sum)
 			} else {
 				log.Info("reconciling pass", "summary", sum)
+			}
+		}
+		if budgets {
+			// Like the pass: logged, and a missed figure keeps the budget
+			// alarms' state until the next pass, 15 minutes later.
+			if st, berr := poller.WriteBudgets(ctx, store); berr != nil {
+				log.Error("budget pass", "error", berr.Error())
+			} else {
+				log.Info("budget pass", "budgets", len(st))
 			}
 		}
 		return answer, err
