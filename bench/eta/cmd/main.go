@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	etabench "github.com/trainq/trainq/bench/eta"
@@ -28,7 +30,15 @@ func main() {
 	random := flag.Bool("random-moments", false, "ask at random moments, about a random waiting job at each, instead of at --at of each sampled job's wait")
 	listAll := flag.Bool("list-all", false, "list every job in the queue answer (no 100-job bound): what the bound costs")
 	dump := flag.String("samples-csv", "", "also write every sample (class, moment asked, actual, likely, range, latest, queued) to this CSV file")
+	report := flag.String("report", "", "print the table of the samples in these CSV files (comma-separated, as --samples-csv wrote them) instead of running")
 	flag.Parse()
+	if *report != "" {
+		if err := reportFiles(*platformPath, strings.Split(*report, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "eta backtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*tracePath, *platformPath, etabench.Options{Samples: *samples, MinWaitSeconds: *minWait, At: *at, WindowDays: *window,
 		Runs: *runs, Seed: *seed, ListAll: *listAll, RandomMoments: *random}, *dump); err != nil {
 		fmt.Fprintln(os.Stderr, "eta backtest:", err)
@@ -93,4 +103,42 @@ func writeSamples(path string, samples []etabench.Sample) error {
 		return err
 	}
 	return f.Close()
+}
+
+// reportFiles prints the table of the samples in files, together.
+func reportFiles(platformPath string, files []string) error {
+	p, err := platform.LoadFileOrDefault(platformPath)
+	if err != nil {
+		return err
+	}
+	var samples []etabench.Sample
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		for i, r := range rows {
+			if i == 0 {
+				continue
+			}
+			if len(r) != 8 {
+				return fmt.Errorf("%s line %d: %d fields, want 8", path, i+1, len(r))
+			}
+			var v [7]int64
+			for k := range v {
+				if v[k], err = strconv.ParseInt(r[k+1], 10, 64); err != nil {
+					return fmt.Errorf("%s line %d: %w", path, i+1, err)
+				}
+			}
+			samples = append(samples, etabench.Sample{Class: r[0], At: v[0], Actual: v[1], Likely: v[2], Low: v[3], High: v[4], Latest: v[5],
+				Queued: int(v[6])})
+		}
+	}
+	fmt.Printf("%s: %d samples\n\n", strings.Join(files, ", "), len(samples))
+	return etabench.WriteTable(os.Stdout, etabench.Report(p, samples))
 }
