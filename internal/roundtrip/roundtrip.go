@@ -12,6 +12,7 @@ package roundtrip
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -21,12 +22,20 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchevents"
+	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/dynamotest"
+	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/showback"
 	"github.com/trainq/trainq/simulate"
+	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/trace"
 )
 
@@ -287,4 +296,71 @@ func PeakHeap() (stop func() uint64) {
 		}
 	}()
 	return func() uint64 { close(done); return peak.Load() }
+}
+
+// Function is the submission function's ARN the exports invoke.
+const Function = "arn:aws:lambda:us-east-1:123456789012:function:trainq-submit"
+
+// FunctionExport is trainq trace export over s: the submission function's
+// export action (its handler, in process, over a fake Batch endpoint),
+// invoked page after page by the operator's signed requests, which a
+// loopback STS verifies as the deployed function does, the rows sorted
+// as the CLI sorts them. Call stop when done.
+func FunctionExport(p *platform.Platform, s *ledger.Store, now time.Time) (export Export, stop func(), err error) {
+	fake := batchtest.New(0)
+	sts := ststest.New("us-east-1")
+	stop = func() { fake.Close(); sts.Close() }
+	h, err := submit.New(submit.Config{Platform: p, JobQueue: Queue, ExecutionRoleARN: "arn:aws:iam::123456789012:role/trainq-sagemaker",
+		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
+		Ledger: s, Now: func() time.Time { return now }, Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: []string{ststest.OperatorRole}})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	export = func(ctx context.Context, since, until time.Time, w io.Writer) error {
+		var rows []trace.Job
+		req := contract.Request{Action: contract.ActionExport, Since: since.UTC().Format(time.RFC3339), Until: until.UTC().Format(time.RFC3339)}
+		for {
+			body, err := json.Marshal(req)
+			if err != nil {
+				return err
+			}
+			payload, err := sts.SignedPayload(sts.CallerOf(""), Function, body)
+			if err != nil {
+				return err
+			}
+			out, err := h.Invoke(lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "r", InvokedFunctionArn: Function}), payload)
+			if err != nil {
+				return err
+			}
+			var resp contract.Response
+			if err := json.Unmarshal(out, &resp); err != nil {
+				return err
+			}
+			if resp.Trace == nil {
+				return fmt.Errorf("export: the function answered %s", out)
+			}
+			for _, r := range resp.Trace.Rows {
+				rows = append(rows, trace.Job{ID: r.JobName, Submit: r.SubmitSeconds, Duration: r.DurationSeconds, Instances: r.Instances,
+					InstanceType: r.InstanceType, Class: r.Class, Team: r.Team, Priority: r.Priority})
+			}
+			if resp.Trace.Next == "" {
+				break
+			}
+			req.Cursor = resp.Trace.Next
+		}
+		trace.Sort(rows)
+		tw, err := trace.NewWriter(w)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := tw.Write(r); err != nil {
+				return err
+			}
+		}
+		return tw.Flush()
+	}
+	return export, stop, nil
 }

@@ -10,7 +10,6 @@ package ledger_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -19,23 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambdacontext"
-
-	"github.com/trainq/trainq/contract"
-	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/roundtrip"
-	"github.com/trainq/trainq/internal/ststest"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/observe"
 	"github.com/trainq/trainq/platform"
-	"github.com/trainq/trainq/submit"
 	"github.com/trainq/trainq/trace"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 )
-
-const function = "arn:aws:lambda:us-east-1:123456789012:function:trainq-submit"
 
 func TestTheExampleTraceComesBackFromTheLedger(t *testing.T) {
 	ctx := context.Background()
@@ -125,42 +113,11 @@ func TestTheExampleTraceComesBackFromTheLedger(t *testing.T) {
 	// Read back through the submission function's export action, as
 	// trainq trace export does (an operator's signed requests, page after
 	// page).
-	h, sts := exportFunction(t, p, store, now)
-	export := func(ctx context.Context, since, until time.Time, w io.Writer) error {
-		var rows []trace.Job
-		req := contract.Request{Action: contract.ActionExport, Since: since.UTC().Format(time.RFC3339), Until: until.UTC().Format(time.RFC3339)}
-		for {
-			body, _ := json.Marshal(req)
-			payload := sts.Sign(t, sts.CallerOf(""), function, body)
-			out, err := h.Invoke(lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "r", InvokedFunctionArn: function}), payload)
-			if err != nil {
-				return err
-			}
-			var resp contract.Response
-			if err := json.Unmarshal(out, &resp); err != nil {
-				return err
-			}
-			for _, r := range resp.Trace.Rows {
-				rows = append(rows, trace.Job{ID: r.JobName, Submit: r.SubmitSeconds, Duration: r.DurationSeconds, Instances: r.Instances,
-					InstanceType: r.InstanceType, Class: r.Class, Team: r.Team, Priority: r.Priority})
-			}
-			if resp.Trace.Next == "" {
-				break
-			}
-			req.Cursor = resp.Trace.Next
-		}
-		trace.Sort(rows)
-		tw, err := trace.NewWriter(w)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if err := tw.Write(r); err != nil {
-				return err
-			}
-		}
-		return tw.Flush()
+	export, stop, err := roundtrip.FunctionExport(p, store, now)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer stop()
 	var exported bytes.Buffer
 	tee := func(ctx context.Context, since, until time.Time, w io.Writer) error {
 		return export(ctx, since, until, io.MultiWriter(w, &exported))
@@ -187,21 +144,3 @@ func TestTheExampleTraceComesBackFromTheLedger(t *testing.T) {
 }
 
 var writeExample = flag.Bool("write-example", false, "rewrite examples/ledger/exported.csv from the round trip's export")
-
-// exportFunction is the submission handler over store, whose callers a
-// loopback STS verifies (ststest's operator).
-func exportFunction(t *testing.T, p *platform.Platform, store *ledger.Store, now time.Time) (*submit.Handler, *ststest.Server) {
-	t.Helper()
-	fake := batchtest.New(0)
-	t.Cleanup(fake.Close)
-	sts := ststest.New("us-east-1")
-	t.Cleanup(sts.Close)
-	h, err := submit.New(submit.Config{Platform: p, JobQueue: roundtrip.Queue, ExecutionRoleARN: "arn:aws:iam::123456789012:role/trainq-sagemaker",
-		Batch: submit.NewBatchClient(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-			BaseEndpoint: aws.String(fake.URL)}, submit.DefaultRetryPolicy),
-		Ledger: store, Now: func() time.Time { return now }, Identity: &submit.STSVerifier{Endpoint: sts.URL}, Operators: []string{ststest.OperatorRole}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, sts
-}

@@ -3,9 +3,10 @@
 // outcomes on the default platform, the AWS Batch events they would
 // produce (shuffled, one in ten sent twice), the observer writing the job
 // ledger on a local DynamoDB (dynalite), then trace export and usage over
-// every item, which must give back the simulator's jobs and
-// instance-seconds per team exactly. It prints the write path's time per
-// event, and export's and usage's time and peak heap.
+// every item (their time and peak heap, by ledger.Export and ledger.Usage),
+// and the round trip read back as trainq trace export reads it (the
+// submission function's export action, page by page), which must give back
+// the simulator's jobs, and usage its instance-seconds per team, exactly.
 //
 // The first -emulated jobs' events go through the observer's real
 // bootstrap under the Lambda Runtime Interface Emulator (several emulators
@@ -234,10 +235,19 @@ func run(file string, n, emulated, writers int, seed uint64) error {
 		return err
 	}
 	fmt.Printf("usage over %d items: %d rows in %.1f s, peak heap %.0f MiB\n", len(rt.Jobs), len(rep.Table.Rows), time.Since(t3).Seconds(), float64(stop())/(1<<20))
-	if err := roundtrip.Check(ctx, store, p, rt, nil); err != nil {
+	// The round trip reads back as trainq trace export does: the
+	// submission function's export action, page after page.
+	export, stopExport, err := roundtrip.FunctionExport(p, store, now)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("round trip: the export gave back the simulator's %d jobs and usage its instance-seconds per team, exactly:", len(rt.Want))
+	defer stopExport()
+	t5 := time.Now()
+	if err := roundtrip.Check(ctx, store, p, rt, export); err != nil {
+		return err
+	}
+	fmt.Printf("round trip (%.1f s): trainq trace export (the submission function's export action, page by page) gave back the simulator's %d jobs and usage its instance-seconds per team, exactly:",
+		time.Since(t5).Seconds(), len(rt.Want))
 	for _, t := range slices.Sorted(maps.Keys(rt.Busy)) {
 		fmt.Printf(" %s %d", t, rt.Busy[t])
 	}
