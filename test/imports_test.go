@@ -79,6 +79,7 @@ var layers = map[string][]string{
 	"batchrules":             {},
 	"batchrules/batchsdk":    {"batchrules"},
 	"metrics":                {},
+	"awsenv":                 {},
 	"cli":                    {},
 	"plan":                   {},
 	"platform":               {"batchrules"},
@@ -102,10 +103,10 @@ var layers = map[string][]string{
 	"constructs":             {"constructs/lambdabuild", "contract", "batchrules", "platform", "metrics", "ledger", "alarms"},
 	"stacks":                 {"constructs", "contract", "batchrules", "platform", "metrics", "ledger"},
 	"bin/cdk":                {"stacks"},
-	"bin/submitter":          {"submit", "ledger", "contract", "platform"},
-	"bin/observer":           {"observe", "ledger", "contract", "platform"},
-	"bin/poller":             {"poll", "reconcile", "ledger", "contract", "platform"},
-	"bin/rerouter":           {"reroute", "contract", "platform"},
+	"bin/submitter":          {"submit", "awsenv", "ledger", "contract", "platform"},
+	"bin/observer":           {"observe", "awsenv", "ledger", "contract", "platform"},
+	"bin/poller":             {"poll", "awsenv", "reconcile", "ledger", "contract", "platform"},
+	"bin/rerouter":           {"reroute", "awsenv", "contract", "platform"},
 	"bin/trainq":             {"cli", "client", "simulate/simcmd", "contract", "platform", "plan"},
 }
 

@@ -6,22 +6,21 @@
 // Environment: TRAINQ_PLATFORM_FILE (default platform.json in
 // $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the
 // job queue ARN; default the platform's queue name), TRAINQ_LEDGER_TABLE
-// (the ledger's DynamoDB table; unset: no ledger) and the AWS SDK's usual
-// variables.
+// (the ledger's DynamoDB table; unset: no ledger) and the AWS region, credentials and endpoints
+// package awsenv reads.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/observe"
@@ -49,9 +48,9 @@ func run() error {
 		return err
 	}
 	if table := os.Getenv(contract.EnvLedgerTable); table != "" {
-		cfg, err := config.LoadDefaultConfig(context.Background())
+		cfg, err := awsenv.Load()
 		if err != nil {
-			return fmt.Errorf("load AWS config: %w", err)
+			return err
 		}
 		store, err := ledger.NewStore(dynamodb.NewFromConfig(cfg), table, p.LedgerRetention(), time.Now)
 		if err != nil {

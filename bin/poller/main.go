@@ -9,7 +9,8 @@
 // job ledger: every 15 minutes the run also makes package reconcile's pass,
 // which completes open jobs whose events were lost, and, when a team has a
 // budget, the budget pass (poll.Poller.WriteBudgets, 7 minutes later); unset:
-// neither pass) and the AWS SDK's usual variables.
+// neither pass) and the AWS region, credentials and endpoints package awsenv
+// reads.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package main
@@ -23,9 +24,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/platform"
@@ -49,9 +50,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.LoadDefaultConfig(context.Background())
+	cfg, err := awsenv.Load()
 	if err != nil {
-		return fmt.Errorf("load AWS config: %w", err)
+		return err
 	}
 	client := poll.NewBatchClient(cfg, poll.DefaultRetryPolicy)
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))

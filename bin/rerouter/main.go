@@ -7,27 +7,26 @@
 // $LAMBDA_TASK_ROOT, else next to the executable), TRAINQ_JOB_QUEUE (the job
 // queue ARN), TRAINQ_EXECUTION_ROLE_ARNS and TRAINQ_EXECUTION_ROLE_ARN (the
 // teams' execution roles), TRAINQ_CHECKPOINT_BUCKET (the artifacts bucket)
-// and the AWS SDK's usual variables. A platform file, queue, role or bucket
+// and the AWS region, credentials and endpoints package awsenv reads. A platform file, queue, role or bucket
 // that is not valid fails the init with a message saying which.
 //
 // It is run-time code: it must never import the AWS CDK, jsii or constructs.
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 
+	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/reroute"
 )
 
 func main() {
-	r, err := build(context.Background())
+	r, err := build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "trainq rerouter:", err)
 		os.Exit(1)
@@ -35,7 +34,7 @@ func main() {
 	lambda.StartHandlerFunc(r.Handle)
 }
 
-func build(ctx context.Context) (*reroute.Rerouter, error) {
+func build() (*reroute.Rerouter, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locate executable: %w", err)
@@ -44,9 +43,9 @@ func build(ctx context.Context) (*reroute.Rerouter, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.LoadDefaultConfig(ctx)
+	cfg, err := awsenv.Load()
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return nil, err
 	}
 	return reroute.New(reroute.Config{
 		Platform: s.Platform,

@@ -7,23 +7,22 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/ledger"
 	"github.com/trainq/trainq/submit"
 )
 
 func main() {
-	h, err := build(context.Background())
+	h, err := build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "trainq submitter:", err)
 		os.Exit(1)
@@ -31,7 +30,7 @@ func main() {
 	lambda.StartHandlerFunc(h.Serve)
 }
 
-func build(ctx context.Context) (*submit.Handler, error) {
+func build() (*submit.Handler, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locate executable: %w", err)
@@ -40,9 +39,9 @@ func build(ctx context.Context) (*submit.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.LoadDefaultConfig(ctx)
+	cfg, err := awsenv.Load()
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return nil, err
 	}
 	var history submit.HistorySource
 	var store *ledger.Store
