@@ -2,7 +2,6 @@ package platform
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -109,7 +108,10 @@ const (
 	MaxBudgetWeight = 1000.0
 )
 
-var budgetNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// budgetNamePattern: 1 to 64 letters, digits, _ and - (compiled at first
+// use; the length is checked in code, as counted repetitions cost every
+// start the allocations of 64 copies).
+var budgetNamePattern = pattern{compiled(`^[A-Za-z0-9_-]+$`), 64}
 
 // ActionFor is what a submission of class gets once the budget is used:
 // the class's action, alarm when none is listed.

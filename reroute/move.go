@@ -152,7 +152,7 @@ func (x *run) seed(live []types.ServiceJobSummary) {
 	from := now.Add(-time.Minute).UnixMilli()
 	recent := 0
 	for _, s := range live {
-		if aws.ToInt64(s.CreatedAt) >= from && replacedSuffix.MatchString(aws.ToString(s.JobName)) {
+		if aws.ToInt64(s.CreatedAt) >= from && replacedSuffix().MatchString(aws.ToString(s.JobName)) {
 			recent++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"sync"
 
 	"github.com/trainq/trainq/batchrules"
 )
@@ -27,7 +28,8 @@ const (
 )
 
 // replacedSuffix is the suffix a replacement's name ends with.
-var replacedSuffix = regexp.MustCompile(`-r[0-9a-f]{8}$`)
+// Compiled at first use, not at every start.
+var replacedSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-r[0-9a-f]{8}$`) })
 
 // ReplacementName is the job name of the job that replaces the job named
 // oldName with id oldID: the lineage's base name (oldName without the
@@ -38,7 +40,7 @@ var replacedSuffix = regexp.MustCompile(`-r[0-9a-f]{8}$`)
 // (batchrules.ValidName: at most 128 letters, digits, '-' and '_') whenever
 // oldName is one.
 func ReplacementName(oldName, oldID string) string {
-	base := replacedSuffix.ReplaceAllString(oldName, "")
+	base := replacedSuffix().ReplaceAllString(oldName, "")
 	if most := batchrules.MaxNameLength - nameSuffixLen; len(base) > most {
 		base = base[:most]
 	}

@@ -310,7 +310,7 @@ func (x *run) listLive() (runnable, others []types.ServiceJobSummary, err error)
 			x.r.log.Warn("list jobs failed; jobs in that status are looked at next run", "status", string(st), "error", err)
 		}
 		for _, s := range jobs {
-			if len(others) < maxReplacementReads && replacedSuffix.MatchString(aws.ToString(s.JobName)) {
+			if len(others) < maxReplacementReads && replacedSuffix().MatchString(aws.ToString(s.JobName)) {
 				others = append(others, s)
 			}
 		}
