@@ -263,10 +263,11 @@ func TestMissingOrBadVariablesNameTheVariable(t *testing.T) {
 	}
 }
 
-// TestFunctionsDoNotLinkTheDefaultChain keeps the functions' cold
+// TestFunctionsLinkNeitherTheDefaultChainNorYAML keeps the functions' cold
 // start small: none links the SDK's config package (and with it the SSO,
-// SSO OIDC, STS and sign-in clients).
-func TestFunctionsDoNotLinkTheDefaultChain(t *testing.T) {
+// SSO OIDC, STS and sign-in clients), nor a YAML parser (they read the
+// bundled platform.json with platform.LoadJSONFile).
+func TestFunctionsLinkNeitherTheDefaultChainNorYAML(t *testing.T) {
 	for _, fn := range []string{"submitter", "observer", "poller", "rerouter"} {
 		deptest.Forbid(t, "github.com/trainq/trainq/bin/"+fn, "github.com/trainq/trainq/awsenv",
 			"github.com/aws/aws-sdk-go-v2/config",
@@ -275,6 +276,10 @@ func TestFunctionsDoNotLinkTheDefaultChain(t *testing.T) {
 			"github.com/aws/aws-sdk-go-v2/service/ssooidc",
 			"github.com/aws/aws-sdk-go-v2/service/signin",
 			"github.com/aws/aws-sdk-go-v2/feature/ec2/imds",
+			"github.com/trainq/trainq/platform/platformfile",
+			"sigs.k8s.io/yaml",
+			"go.yaml.in/yaml/v2",
+			"go.yaml.in/yaml/v3",
 		)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 // Commands are the commands Run serves, with a one-line summary each.
@@ -338,7 +339,7 @@ func (c *cmd) submitFlags() func() (contract.Request, error) {
 		}
 		out.Action = contract.ActionSubmit
 		if c.dryRun {
-			p, err := platform.LoadFileOrDefault(c.platform)
+			p, err := platformfile.LoadFileOrDefault(c.platform)
 			if err != nil {
 				return out, err
 			}
@@ -394,7 +395,7 @@ func (c *cmd) functionName() (string, error) {
 	if c.function != "" {
 		return c.function, nil
 	}
-	p, err := platform.LoadFileOrDefault(c.platform)
+	p, err := platformfile.LoadFileOrDefault(c.platform)
 	if err != nil {
 		return "", err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/contract"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 // trainq status explains a waiting job and estimates its start; trainq
@@ -288,7 +288,7 @@ func (c *cmd) estimateQueue(q *contract.QueueView) (*QueueEstimate, string) {
 // estimate asks the function for the queue and simulates it, for the
 // waiting job r. A failure is the estimate's, never the command's.
 func (c *cmd) estimate(ctx context.Context, r *contract.Response) (*Estimate, string) {
-	p, err := platform.LoadFileOrDefault(c.platform)
+	p, err := platformfile.LoadFileOrDefault(c.platform)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/moveplan"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 const (
@@ -21,7 +22,7 @@ const (
 // moves.
 func testPlatform(t *testing.T) *platform.Platform {
 	t.Helper()
-	p, err := platform.Parse([]byte("pools: [{instanceType: ml.p5.48xlarge, instances: 4}, {instanceType: ml.p4d.24xlarge, instances: 2}, {instanceType: ml.g6e.48xlarge, instances: 2}]\n" +
+	p, err := platformfile.Parse([]byte("pools: [{instanceType: ml.p5.48xlarge, instances: 4}, {instanceType: ml.p4d.24xlarge, instances: 2}, {instanceType: ml.g6e.48xlarge, instances: 2}]\n" +
 		"classes:\n  - {name: production, priority: {min: 900, max: 999}}\n" +
 		"  - {name: research, priority: {min: 500, max: 599}, reroute: {afterSeconds: 600, instanceTypes: [ml.p5.48xlarge, ml.p4d.24xlarge, ml.g6e.48xlarge], maxMoves: 2}}\n" +
 		"teams: [{name: a, capacity: [{instanceType: ml.p5.48xlarge, instances: 4}, {instanceType: ml.p4d.24xlarge, instances: 2}, {instanceType: ml.g6e.48xlarge, instances: 2}], sharing: reserve}]\n"))

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -156,3 +157,17 @@ func readTestdata(t testing.TB, name string) []byte {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Parse reads a YAML platform file for the package's tests as package
+// platformfile reads it (which they cannot import), without its check of
+// keys given twice and their lines: platformfile's tests hold those.
+func Parse(data []byte) (*Platform, error) {
+	if p, err := ParseJSON(data); !errors.Is(err, ErrNotJSON) {
+		return p, err
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse platform: %w", err)
+	}
+	return ParseDocument(Document{JSON: js})
+}

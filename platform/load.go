@@ -8,13 +8,18 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 //go:embed default.yaml
 var defaultYAML []byte
+
+// defaultJSON is default.yaml as JSON (TestDefaultJSONIsTheYAML in package
+// platformfile holds them equal), so that this package reads no YAML.
+//
+//go:embed default.json
+var defaultJSON []byte
 
 // DefaultYAML returns the embedded default platform file.
 func DefaultYAML() []byte { return bytes.Clone(defaultYAML) }
@@ -22,55 +27,62 @@ func DefaultYAML() []byte { return bytes.Clone(defaultYAML) }
 // Default returns the embedded default platform, with defaults applied and
 // validated.
 func Default() *Platform {
-	p, err := Parse(defaultYAML)
+	p, err := ParseJSON(defaultJSON)
 	if err != nil {
 		panic(fmt.Sprintf("platform: embedded default is invalid: %v", err))
 	}
 	return p
 }
 
-// LoadFile reads, defaults and validates a platform file (YAML or JSON).
-func LoadFile(path string) (*Platform, error) {
+// ErrNotJSON is ParseJSON's answer to a document that is not one JSON
+// object whose whole numbers are written as integers: package platformfile
+// reads such a document as YAML.
+var ErrNotJSON = errors.New("not one JSON object with whole numbers written as integers (a YAML platform file is read by the trainq CLI, the simulator and the constructs, which bundle it with each function as platform.json)")
+
+// LoadJSONFile reads, defaults and validates a JSON platform file: the
+// platform.json the constructs bundle with each function, which is all the
+// functions read (a YAML file is read by package platformfile, which they
+// do not link).
+func LoadJSONFile(path string) (*Platform, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read platform file: %w", err)
 	}
-	p, err := Parse(data)
+	p, err := ParseJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("platform file %s: %w", path, err)
 	}
 	return p, nil
 }
 
-// LoadFileOrDefault is LoadFile(path), or the embedded default platform
-// (Default) when path is "": what a --platform flag left unset means to the
-// CLI and the simulator.
-func LoadFileOrDefault(path string) (*Platform, error) {
-	if path == "" {
-		return Default(), nil
+// ParseJSON decodes a platform from one JSON object, applies defaults and
+// validates it, as ParseDocument. A document that is not one JSON object
+// with whole numbers written as integers is refused with ErrNotJSON.
+func ParseJSON(data []byte) (*Platform, error) {
+	// A scan of the keys instead of the YAML parsers, which cost most of a
+	// function's cold start.
+	dups, lines, ok := jsonKeys(data)
+	if !ok {
+		return nil, fmt.Errorf("parse platform: %w", ErrNotJSON)
 	}
-	return LoadFile(path)
+	return ParseDocument(Document{JSON: data, Problems: dups, KeyLines: lines})
 }
 
-// Parse decodes a platform from YAML or JSON (JSON is YAML), applies defaults
-// and validates it. Every problem is reported at once in a *ValidationError:
-// keys given twice (with their lines), unknown keys, values of the wrong type
-// and values out of range.
-func Parse(data []byte) (*Platform, error) {
-	var problems Problems
-	// A JSON object (the bundled platform.json) is read as JSON: the YAML
-	// parsers cost most of a function's cold start.
-	dups, lines, isJSON := jsonKeys(data)
-	js := data
-	if isJSON {
-		problems = dups
-	} else {
-		var err error
-		if js, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, fmt.Errorf("parse platform: %w", err)
-		}
-		lines = checkDuplicateKeys(&problems, data)
-	}
+// Document is a platform file once its syntax is read: the file as JSON,
+// the problems of its syntax (keys given twice) and the line of each key,
+// by field (teams[0].capacity), for the problems found later.
+type Document struct {
+	JSON     []byte
+	Problems Problems
+	KeyLines map[string]int
+}
+
+// ParseDocument decodes a platform from d, applies defaults and validates
+// it. Every problem is reported at once in a *ValidationError: d's own,
+// unknown keys (with their lines), values of the wrong type and values out
+// of range.
+func ParseDocument(d Document) (*Platform, error) {
+	problems, js, lines := slices.Clone(d.Problems), d.JSON, d.KeyLines
 	var raw any
 	if err := json.Unmarshal(js, &raw); err != nil {
 		return nil, fmt.Errorf("parse platform: %w", err)

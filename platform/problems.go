@@ -84,3 +84,16 @@ func (ps Problems) Report(heading string) string {
 	}
 	return fmt.Sprintf("%s (%d %s):\n%s", heading, len(ps), noun, strings.Join(lines, "\n"))
 }
+
+// withLines is ps with its line added to each unknown key's value, as
+// ValidationError prints them.
+func withLines(ps Problems, lines map[string]int) Problems {
+	out := make(Problems, len(ps))
+	copy(out, ps)
+	for i, p := range out {
+		if line, ok := lines[p.Field]; ok && p.Value == unknownKey {
+			out[i].Value = fmt.Sprintf("%s at line %d", unknownKey, line)
+		}
+	}
+	return out
+}

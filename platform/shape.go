@@ -116,6 +116,11 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 // classes are structs of the same few types. Its maps are never changed.
 var fieldsOf sync.Map
 
+// FieldPath is the path of key under path as problems name it
+// (teams[0].capacity; an empty key written ""): the path checkShape, the
+// JSON key scan and platformfile's YAML key check all write.
+func FieldPath(path, key string) string { return join(path, quoteEmpty(key)) }
+
 func quoteEmpty(k string) string {
 	if k == "" {
 		return `""`

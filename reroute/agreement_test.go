@@ -10,6 +10,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
 )
@@ -40,7 +41,7 @@ func agreementPlatform(t *testing.T, qa, qb [3]int, sa, sb string) *platform.Pla
 		"  - {name: research, priority: {min: 500, max: 599}, reroute: {afterSeconds: 60, instanceTypes: [%[1]s, %[2]s, %[3]s], maxMoves: 2}}\n"+
 		"teams:\n  - {name: a, capacity: %[4]s, %[6]s}\n  - {name: b, capacity: %[5]s, %[7]s}\n"+
 		"rerouting: {everyMinutes: 1, maxMovesPerMinute: 30}\n", agP5, agP4d, agG6, capa(qa), capa(qb), sa, sb)
-	p, err := platform.Parse([]byte(y))
+	p, err := platformfile.Parse([]byte(y))
 	if err != nil {
 		t.Fatalf("parse platform: %v\n%s", err, y)
 	}

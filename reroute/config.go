@@ -125,7 +125,7 @@ type Settings struct {
 func LoadSettings(getenv func(string) string, executable string) (Settings, error) {
 	s := Settings{JobQueue: getenv(contract.EnvJobQueue), PlatformFile: contract.PlatformFile(getenv, executable)}
 	var errs []error
-	p, err := platform.LoadFile(s.PlatformFile)
+	p, err := platform.LoadJSONFile(s.PlatformFile)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s (set %s or bundle %s): %w", s.PlatformFile, contract.EnvPlatformFile, contract.PlatformFileName, err))
 	}

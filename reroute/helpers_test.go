@@ -16,6 +16,7 @@ import (
 	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/reroute"
 )
 
@@ -51,7 +52,7 @@ var fastPolicy = reroute.RetryPolicy{MaxAttempts: 3, MaxBackoff: time.Millisecon
 // 600 s, at most 2 moves; production does not reroute; 3 moves a minute.
 func testPlatform(t *testing.T) *platform.Platform {
 	t.Helper()
-	p, err := platform.LoadFile("testdata/platform.yaml")
+	p, err := platformfile.LoadFile("testdata/platform.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

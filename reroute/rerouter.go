@@ -45,7 +45,7 @@ func New(cfg Config) (*Rerouter, error) {
 	if cfg.Platform == nil {
 		errs = append(errs, errors.New("Platform is required"))
 	} else if n := cfg.Platform.Rerouting.MaxMovesPerMinute; n < 1 {
-		errs = append(errs, fmt.Errorf("Platform.Rerouting.MaxMovesPerMinute is %d, want 1 to %d (a platform loaded with platform.LoadFile or given ApplyDefaults has one)", n, platform.MaxMovesPerMinuteLimit))
+		errs = append(errs, fmt.Errorf("Platform.Rerouting.MaxMovesPerMinute is %d, want 1 to %d (a platform loaded with platform.LoadJSONFile or given ApplyDefaults has one)", n, platform.MaxMovesPerMinuteLimit))
 	}
 	if !batchrules.ValidJobQueueARN(cfg.JobQueue) {
 		errs = append(errs, fmt.Errorf("JobQueue: got %q, want a job queue ARN", contract.Cut(cfg.JobQueue, contract.MaxShownChars)))

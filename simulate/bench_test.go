@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
 )
@@ -86,7 +87,7 @@ func BenchmarkQuotaBacklog100k(b *testing.B) {
 // variant of the default platform (weights 1 and 2, decay 3600 s,
 // reservation 20).
 func BenchmarkFairShare100k(b *testing.B) {
-	p, err := platform.Parse([]byte(`pools: [{instanceType: ml.p5.48xlarge, instances: 40}, {instanceType: ml.p4d.24xlarge, instances: 60}]
+	p, err := platformfile.Parse([]byte(`pools: [{instanceType: ml.p5.48xlarge, instances: 40}, {instanceType: ml.p4d.24xlarge, instances: 60}]
 scheduling: {mode: fairshare, shareDecaySeconds: 3600, computeReservation: 20}
 teams: [{name: search_ranking}, {name: search_research, weight: 2}]
 `))
@@ -99,7 +100,7 @@ teams: [{name: search_ranking}, {name: search_research, weight: 2}]
 // benchReroutePlatform is bench/simulate/reroute.yaml: the default platform with
 // research and sweep re-routed between the two types.
 func benchReroutePlatform(b testing.TB) *platform.Platform {
-	p, err := platform.LoadFileOrDefault("../bench/simulate/reroute.yaml")
+	p, err := platformfile.LoadFileOrDefault("../bench/simulate/reroute.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
 )
@@ -31,7 +32,7 @@ func runFile(t *testing.T, p *platform.Platform, path string, pol simulate.Polic
 
 func loadFile(t *testing.T, path string) *platform.Platform {
 	t.Helper()
-	p, err := platform.LoadFileOrDefault(path)
+	p, err := platformfile.LoadFileOrDefault(path)
 	if err != nil {
 		t.Fatal(err)
 	}

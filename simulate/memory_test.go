@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/trace"
 )
 
@@ -34,7 +35,7 @@ func (a *activeCounter) Observe(ev Event, _ *State) {
 // engine holds one job slot per job active at the peak, not one per job of
 // the trace, and that every queue is empty at the end.
 func TestMemoryIsBoundedByActiveJobs(t *testing.T) {
-	rr, err := platform.LoadFileOrDefault("../bench/simulate/reroute.yaml")
+	rr, err := platformfile.LoadFileOrDefault("../bench/simulate/reroute.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

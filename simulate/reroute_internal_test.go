@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/trace"
 )
 
@@ -16,11 +17,11 @@ import (
 // period instead must give the same moves, waits and records, on generated
 // traces of the re-routing benchmark platform, under quota and fair share.
 func TestStuckRerouterSkipsOnlyUselessRuns(t *testing.T) {
-	rr, err := platform.LoadFileOrDefault("../bench/simulate/reroute.yaml")
+	rr, err := platformfile.LoadFileOrDefault("../bench/simulate/reroute.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fair, err := platform.Parse([]byte(`pools: [{instanceType: ml.p5.48xlarge, instances: 6}, {instanceType: ml.p4d.24xlarge, instances: 6}]
+	fair, err := platformfile.Parse([]byte(`pools: [{instanceType: ml.p5.48xlarge, instances: 6}, {instanceType: ml.p4d.24xlarge, instances: 6}]
 scheduling: {mode: fairshare, shareDecaySeconds: 600, computeReservation: 30}
 classes:
   - {name: production, priority: {min: 900, max: 999}}

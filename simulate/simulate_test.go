@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
 )
@@ -18,7 +19,7 @@ const (
 // mustParse parses a platform description or fails the test.
 func mustParse(t *testing.T, y string) *platform.Platform {
 	t.Helper()
-	p, err := platform.Parse([]byte(y))
+	p, err := platformfile.Parse([]byte(y))
 	if err != nil {
 		t.Fatalf("parse platform: %v\n%s", err, y)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
 )
@@ -18,7 +19,7 @@ import (
 // row whose name is the same once '-' and '_' are read alike, and the
 // table has no row of its own for it.
 func TestTeamsWithoutJobsShareARowAcrossSpellings(t *testing.T) {
-	fair, err := platform.LoadFile("../examples/fairshare/fairshare.yaml")
+	fair, err := platformfile.LoadFile("../examples/fairshare/fairshare.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 // ContextPlatform is the context key naming the platform file.
@@ -21,13 +22,13 @@ const ContextPlatform = "platform"
 func PlatformFromContext(app awscdk.App) (*platform.Platform, error) {
 	v := app.Node().TryGetContext(jsii.String(ContextPlatform))
 	if v == nil {
-		return platform.LoadFileOrDefault("")
+		return platformfile.LoadFileOrDefault("")
 	}
 	path, ok := v.(string)
 	if !ok || path == "" {
 		return nil, fmt.Errorf("context %q is %v; want the path of a platform file", ContextPlatform, v)
 	}
-	return platform.LoadFileOrDefault(path)
+	return platformfile.LoadFileOrDefault(path)
 }
 
 // EnvFromEnvironment is the stack environment the CDK CLI passes

@@ -77,7 +77,7 @@ type platformStack struct {
 }
 
 // NewPlatformStack builds the stack of a platform. The platform must have
-// been validated (platform.Parse, LoadFile and Default do that).
+// been validated (platformfile.Parse and LoadFile, platform.ParseJSON and Default do that).
 func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStackProps) PlatformStack {
 	if props == nil {
 		props = &PlatformStackProps{}
@@ -93,7 +93,7 @@ func NewPlatformStack(scope constructs.Construct, id string, props *PlatformStac
 	// built from it.
 	switch {
 	case p == nil:
-		addError(stack, "trainq.PlatformStack: Platform is nil; want a *platform.Platform (platform.LoadFile, Parse or Default)")
+		addError(stack, "trainq.PlatformStack: Platform is nil; want a *platform.Platform (platformfile.LoadFile, platform.Default)")
 		return s
 	case p.Validate() != nil:
 		addError(stack, "trainq.PlatformStack: the platform is invalid: %s", strings.ReplaceAll(p.Validate().Error(), "\n", "; "))

@@ -116,7 +116,7 @@ func TestCheckpointBucketMustBeABucketName(t *testing.T) {
 		t.Errorf("New: %v", err)
 	}
 	env := map[string]string{contract.EnvJobQueue: testQueue, contract.EnvExecutionRoleARN: testRole, contract.EnvCheckpointBucket: "Bucket_1",
-		contract.EnvPlatformFile: "../platform/default.yaml", "AWS_REGION": "us-east-1"}
+		contract.EnvPlatformFile: "../platform/default.json", "AWS_REGION": "us-east-1"}
 	_, err = submit.LoadSettings(func(k string) string { return env[k] }, "/nonexistent/bootstrap")
 	if err == nil || !strings.Contains(err.Error(), contract.EnvCheckpointBucket+`: got "Bucket_1"`) {
 		t.Errorf("LoadSettings: %v", err)

@@ -37,7 +37,7 @@ func LoadSettings(getenv func(string) string, executable string) (Settings, erro
 		CheckpointBucket: getenv(contract.EnvCheckpointBucket),
 	}
 	var errs []error
-	p, err := platform.LoadFile(s.PlatformFile)
+	p, err := platform.LoadJSONFile(s.PlatformFile)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s (set %s or bundle %s): %w", s.PlatformFile, contract.EnvPlatformFile, contract.PlatformFileName, err))
 	}

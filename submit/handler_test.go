@@ -10,6 +10,7 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/submit"
 )
 
@@ -323,7 +324,7 @@ func TestOversizePayloadIsRefused(t *testing.T) {
 }
 
 func TestFairShareQueueGetsShareIdentifierNotQuotaShare(t *testing.T) {
-	p, err := platform.Parse([]byte(`
+	p, err := platformfile.Parse([]byte(`
 pools: [{instanceType: ml.p5.48xlarge, instances: 8}]
 scheduling: {mode: fairshare}
 teams: [{name: vision, weight: 1}]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/trainq/trainq/batchrules"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 // quotaPlatform: vision has quotas for p5 (8) and p4d (10) and may borrow
@@ -36,7 +37,7 @@ const visionJob = `{"jobName":"vit","team":"vision","class":"research",` +
 
 func mustParse(t *testing.T, yaml string) *platform.Platform {
 	t.Helper()
-	p, err := platform.Parse([]byte(yaml))
+	p, err := platformfile.Parse([]byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/submit"
 )
 
@@ -40,7 +40,7 @@ const (
 
 func teamsHandler(t *testing.T, fake *batchtest.Server) *submit.Handler {
 	t.Helper()
-	p, err := platform.Parse([]byte(teamsPlatform))
+	p, err := platformfile.Parse([]byte(teamsPlatform))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	tq "github.com/trainq/trainq/constructs"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/stacks"
 )
 
@@ -424,7 +425,7 @@ func TestTheBundledDescriptionIsTheQueuesShares(t *testing.T) {
 		q.AddQuotaShare("Seg", &tq.QuotaShareProps{QuotaShareName: "segmentation", Strategy: platform.StrategyReserve, InSharePreemption: jsii.Bool(false), Capacity: []tq.InstanceCapacity{{InstanceType: "ml.p5.48xlarge", Instances: 3}}})
 		sub = tq.NewSubmitter(stack, "Submitter", &tq.SubmitterProps{Queue: q, Code: placeholderCode(t), PlatformProps: tq.PlatformProps{PlatformName: "vision"}})
 	})
-	p, err := platform.Parse(sub.Platform().JSON())
+	p, err := platformfile.Parse(sub.Platform().JSON())
 	if err != nil {
 		t.Fatalf("the bundled description does not load: %v", err)
 	}

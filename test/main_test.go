@@ -20,6 +20,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/stacks"
 )
 
@@ -51,7 +52,7 @@ func synth(t *testing.T, file string) *synthesized {
 	if s, ok := synthCache[file]; ok {
 		return s
 	}
-	p, err := platform.LoadFileOrDefault(file)
+	p, err := platformfile.LoadFileOrDefault(file)
 	if err != nil {
 		t.Fatalf("load %s: %v", describe(file), err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/trainq/trainq/door"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/reroute"
 )
 
@@ -37,7 +38,7 @@ const (
 //     allows (120: 120 submissions, re-descriptions and terminations on top
 //     of the reading).
 func BenchmarkRun(b *testing.B) {
-	p, err := platform.Parse([]byte(`
+	p, err := platformfile.Parse([]byte(`
 pools: [{instanceType: ml.p5.48xlarge, instances: 100}, {instanceType: ml.p4d.24xlarge, instances: 2000}]
 classes:
   - {name: production, priority: {min: 900, max: 999}}

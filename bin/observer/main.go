@@ -39,7 +39,7 @@ func run() error {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	p, err := platform.LoadFile(contract.PlatformFile(os.Getenv, exe))
+	p, err := platform.LoadJSONFile(contract.PlatformFile(os.Getenv, exe))
 	if err != nil {
 		return err
 	}

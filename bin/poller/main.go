@@ -46,7 +46,7 @@ func run() error {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	p, err := platform.LoadFile(contract.PlatformFile(os.Getenv, exe))
+	p, err := platform.LoadJSONFile(contract.PlatformFile(os.Getenv, exe))
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/lambdatest"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 const (
@@ -41,7 +41,7 @@ func TestHostileAnswersUnderTheEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := platform.LoadFile("../../reroute/testdata/platform.yaml")
+	p, err := platformfile.LoadFile("../../reroute/testdata/platform.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/trainq/trainq/plan"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 const planUsage = `Usage: trainq plan [--app CMD] [--output table|json] OLD NEW
@@ -114,7 +114,7 @@ func templateOf(file, app string, stderr io.Writer) (*plan.Template, string, err
 		}
 		return t, "", nil
 	}
-	p, err := platform.Parse(data)
+	p, err := platformfile.Parse(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("platform file %s: %w", file, err)
 	}

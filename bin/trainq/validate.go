@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 const validateUsage = `Usage: trainq validate [--output table|json] FILE…
@@ -83,7 +84,7 @@ func validate(args []string, stdout io.Writer) error {
 		data, err := os.ReadFile(f)
 		if err == nil {
 			var p *platform.Platform
-			p, err = platform.Parse(data)
+			p, err = platformfile.Parse(data)
 			if err == nil {
 				v.OK = true
 				v.Platform = &validatedPlatform{Name: p.Name, Scheduling: string(p.Scheduling.Mode), InstanceTypes: len(p.Pools),

@@ -19,6 +19,7 @@ import (
 
 	"github.com/trainq/trainq/cli"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/simulate"
 	"github.com/trainq/trainq/trace"
 )
@@ -175,7 +176,7 @@ func plan(files []string) ([]run, error) {
 	var runs []run
 	seen := map[string]string{"fifo": "the FIFO baseline"}
 	for _, f := range files {
-		p, err := platform.LoadFileOrDefault(f)
+		p, err := platformfile.LoadFileOrDefault(f)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/trainq/trainq/cli"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/trace"
 )
 
@@ -106,7 +106,7 @@ func generate(args []string, stdout, stderr io.Writer) error {
 	if err := traceOutput(*output, *out); err != nil {
 		return err
 	}
-	p, err := platform.LoadFileOrDefault(*platformFile)
+	p, err := platformfile.LoadFileOrDefault(*platformFile)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func convert(args []string, stdout, stderr io.Writer) error {
 	if err := traceOutput(*output, *out); err != nil {
 		return err
 	}
-	p, err := platform.LoadFileOrDefault(*platformFile)
+	p, err := platformfile.LoadFileOrDefault(*platformFile)
 	if err != nil {
 		return err
 	}

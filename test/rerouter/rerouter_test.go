@@ -15,7 +15,7 @@ import (
 	"github.com/trainq/trainq/internal/batchtest"
 	"github.com/trainq/trainq/internal/lambdatest"
 	"github.com/trainq/trainq/metrics/emftest"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/reroute"
 )
 
@@ -40,7 +40,7 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 	bin.dir = dir
-	p, err := platform.LoadFile("testdata/platform.yaml")
+	p, err := platformfile.LoadFile("testdata/platform.yaml")
 	if err == nil {
 		err = lambdatest.WritePlatform(dir, p)
 	}

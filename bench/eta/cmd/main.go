@@ -14,7 +14,7 @@ import (
 	"time"
 
 	etabench "github.com/trainq/trainq/bench/eta"
-	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 	"github.com/trainq/trainq/trace"
 )
 
@@ -50,7 +50,7 @@ func run(tracePath, platformPath string, opts etabench.Options, dump string) err
 	if tracePath == "" {
 		return fmt.Errorf("--trace: got nothing, want a trace CSV")
 	}
-	p, err := platform.LoadFileOrDefault(platformPath)
+	p, err := platformfile.LoadFileOrDefault(platformPath)
 	if err != nil {
 		return err
 	}

@@ -1,19 +1,21 @@
-package platform
+package platformfile
 
 import (
 	"fmt"
 
 	yaml3 "go.yaml.in/yaml/v3"
+
+	"github.com/trainq/trainq/platform"
 )
 
 // checkDuplicateKeys reports every key written twice in one mapping of a
-// YAML or JSON platform file, with both lines. Decoding keeps only the last
+// YAML platform file, with both lines. Decoding keeps only the last
 // of them, so a second "teams:" would silently replace the first list; a
 // file that says a thing twice is refused instead. The path is written as
 // checkShape writes it (teams[0].capacity). A document that does not parse
 // is left to the decoder, which reports it. It returns the line of every
 // key by that path, for the problems found later.
-func checkDuplicateKeys(ps *Problems, data []byte) map[string]int {
+func checkDuplicateKeys(ps *platform.Problems, data []byte) map[string]int {
 	var doc yaml3.Node
 	if yaml3.Unmarshal(data, &doc) != nil {
 		return nil
@@ -23,20 +25,7 @@ func checkDuplicateKeys(ps *Problems, data []byte) map[string]int {
 	return lines
 }
 
-// withLines is ps with its line added to each unknown key's value, as
-// ValidationError prints them.
-func withLines(ps Problems, lines map[string]int) Problems {
-	out := make(Problems, len(ps))
-	copy(out, ps)
-	for i, p := range out {
-		if line, ok := lines[p.Field]; ok && p.Value == unknownKey {
-			out[i].Value = fmt.Sprintf("%s at line %d", unknownKey, line)
-		}
-	}
-	return out
-}
-
-func walkDuplicateKeys(ps *Problems, lines map[string]int, path string, n *yaml3.Node) {
+func walkDuplicateKeys(ps *platform.Problems, lines map[string]int, path string, n *yaml3.Node) {
 	switch n.Kind {
 	case yaml3.DocumentNode:
 		for _, c := range n.Content {
@@ -53,9 +42,9 @@ func walkDuplicateKeys(ps *Problems, lines map[string]int, path string, n *yaml3
 			if k.Kind != yaml3.ScalarNode {
 				continue // a complex key: the shape check refuses it
 			}
-			field := join(path, quoteEmpty(k.Value))
+			field := platform.FieldPath(path, k.Value)
 			if line, seen := first[k.Value]; seen {
-				ps.Addf(field, Shown(fmt.Sprintf("given twice, at lines %d and %d", line, k.Line)),
+				ps.Addf(field, platform.Shown(fmt.Sprintf("given twice, at lines %d and %d", line, k.Line)),
 					"each key once in a mapping (only the last would be kept)")
 				continue
 			}

@@ -1,15 +1,20 @@
-package platform
+package platformfile
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	. "github.com/trainq/trainq/platform"
 )
 
-// TestJSONAndYAMLPathsAgree: a JSON platform file read by the JSON path
-// (jsonKeys) gives the problems and lines the YAML path
-// (checkDuplicateKeys) gives for the same bytes, and Parse the same
-// platform or the same error.
+// TestJSONAndYAMLPathsAgree: a JSON platform file read by the functions'
+// JSON path (platform.ParseJSON, a scan of its keys) gives the problems
+// and lines the YAML path's key check (checkDuplicateKeys) gives for the
+// same bytes, and Parse gives the same platform or the same error whether
+// the bytes are read as JSON or as YAML.
 func TestJSONAndYAMLPathsAgree(t *testing.T) {
 	docs := []string{
 		"{\n  \"name\": \"a\",\n  \"name\": \"b\"\n}",
@@ -19,26 +24,26 @@ func TestJSONAndYAMLPathsAgree(t *testing.T) {
 		string(Default().JSON()),
 	}
 	for _, d := range docs {
-		ps, lines, ok := jsonKeys([]byte(d))
-		if !ok {
+		p1, err1 := ParseJSON([]byte(d))
+		if errors.Is(err1, ErrNotJSON) {
 			t.Errorf("%s: not taken by the JSON path", d)
 			continue
 		}
-		var want Problems
-		wantLines := checkDuplicateKeys(&want, []byte(d))
-		if !reflect.DeepEqual(ps, want) || !reflect.DeepEqual(lines, wantLines) {
-			t.Errorf("%s:\nJSON path %v %v\nYAML path %v %v", d, ps, lines, want, wantLines)
+		var ps Problems
+		lines := checkDuplicateKeys(&ps, []byte(d))
+		p2, err2 := ParseDocument(Document{JSON: []byte(d), Problems: ps, KeyLines: lines})
+		if !reflect.DeepEqual(p1, p2) || fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Errorf("%s:\nJSON path %v %v\nYAML path %v %v", d, p1, err1, p2, err2)
 		}
-		p1, err1 := Parse([]byte(d))
-		p2, err2 := Parse([]byte("# read as YAML\n" + d))
-		if err1 == nil && err2 == nil && !reflect.DeepEqual(p1, p2) || (err1 == nil) != (err2 == nil) {
-			t.Errorf("%s: Parse gives %v, %v by the JSON path and %v, %v by the YAML path", d, p1, err1, p2, err2)
+		p3, err3 := Parse([]byte("# read as YAML\n" + d))
+		if err1 == nil && err3 == nil && !reflect.DeepEqual(p1, p3) || (err1 == nil) != (err3 == nil) {
+			t.Errorf("%s: Parse gives %v, %v by the JSON path and %v, %v by the YAML path", d, p1, err1, p3, err3)
 		}
 	}
 	// By hand: the first document's key "name" is on lines 2 and 3.
-	ps, _, _ := jsonKeys([]byte(docs[0]))
-	if len(ps) != 1 || ps[0].Field != "name" || ps[0].Value != "given twice, at lines 2 and 3" {
-		t.Errorf("problems %v, want name given twice, at lines 2 and 3", ps)
+	_, err := ParseJSON([]byte(docs[0]))
+	if !strings.Contains(fmt.Sprint(err), "name: got given twice, at lines 2 and 3") {
+		t.Errorf("error %v, want name given twice, at lines 2 and 3", err)
 	}
 }
 
@@ -58,8 +63,8 @@ func TestTheJSONPathLeavesWhatYAMLReadsOtherwise(t *testing.T) {
 		"name: a":                       false,
 		`{"a":1`:                        false,
 	} {
-		if _, _, ok := jsonKeys([]byte(doc)); ok != want {
-			t.Errorf("%s: JSON path %v, want %v", doc, ok, want)
+		if _, err := ParseJSON([]byte(doc)); !errors.Is(err, ErrNotJSON) != want {
+			t.Errorf("%s: JSON path %v (%v), want %v", doc, !want, err, want)
 		}
 	}
 	// The default platform with its first instance count written 40.0 (by

@@ -1,7 +1,9 @@
-package platform
+package platformfile
 
 import (
 	"testing"
+
+	. "github.com/trainq/trainq/platform"
 
 	"github.com/google/go-cmp/cmp"
 )
