@@ -105,7 +105,12 @@ func TestLoadSettings(t *testing.T) {
 	// As the stack sets them: beta's own role, the queue's role for the
 	// rest (alpha), the artifacts bucket.
 	betaRole := "arn:aws:iam::123456789012:role/trainq-sagemaker-beta"
-	env = map[string]string{contract.EnvPlatformFile: "testdata/platform.yaml", contract.EnvJobQueue: testQueue,
+	// The function reads the JSON the constructs bundle (testdata/platform.yaml's).
+	bundled := filepath.Join(dir, "bundled.json")
+	if err := os.WriteFile(bundled, testPlatform(t).JSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = map[string]string{contract.EnvPlatformFile: bundled, contract.EnvJobQueue: testQueue,
 		contract.EnvExecutionRoleARN: testRole, contract.EnvExecutionRoleARNs: `{"beta":"` + betaRole + `"}`, contract.EnvCheckpointBucket: testBucket}
 	s, err := reroute.LoadSettings(func(k string) string { return env[k] }, filepath.Join(dir, "bootstrap"))
 	want := door.Env{ArtifactsBucket: testBucket, Account: "123456789012", Region: "us-east-1", // the queue ARN's
