@@ -274,7 +274,7 @@ func (c *cmd) printQueue(w io.Writer, r *contract.Response) error {
 // estimateQueue estimates every waiting job of q. A failure is the
 // estimate's, never the command's.
 func (c *cmd) estimateQueue(q *contract.QueueView) (*QueueEstimate, string) {
-	p, err := platform.LoadFileOrDefault(c.platform)
+	p, err := platformfile.LoadFileOrDefault(c.platform)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
+	"github.com/trainq/trainq/platform/platformfile"
 )
 
 // TestTheDeployedFunctionsCarryTheBudgets: the submission function (which
@@ -38,7 +39,7 @@ func TestTheDeployedFunctionsCarryTheBudgets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", fn, err)
 		}
-		p, err := platform.Parse(data)
+		p, err := platformfile.Parse(data)
 		if err != nil {
 			t.Fatalf("%s's %s: %v", fn, contract.PlatformFileName, err)
 		}
