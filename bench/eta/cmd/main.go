@@ -107,7 +107,7 @@ func writeSamples(path string, samples []etabench.Sample) error {
 
 // reportFiles prints the table of the samples in files, together.
 func reportFiles(platformPath string, files []string) error {
-	p, err := platform.LoadFileOrDefault(platformPath)
+	p, err := platformfile.LoadFileOrDefault(platformPath)
 	if err != nil {
 		return err
 	}
