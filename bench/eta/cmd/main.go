@@ -80,7 +80,11 @@ func run(tracePath, platformPath string, opts etabench.Options, dump string) err
 		}
 	}
 	fmt.Printf("%d of the samples saw a queue of more than 100 jobs\n", cut)
-	fmt.Printf("%s: %d samples at %.0f%% of their wait, %d days of history, %d runs each (%.1f s)\n\n", tracePath, len(samples), 100*opts.At,
+	asked := fmt.Sprintf("at %.0f%% of their wait", 100*opts.At)
+	if opts.RandomMoments {
+		asked = "at random moments"
+	}
+	fmt.Printf("%s: %d samples %s, %d days of history, %d runs each (%.1f s)\n\n", tracePath, len(samples), asked,
 		opts.WindowDays, opts.Runs, time.Since(began).Seconds())
 	return etabench.WriteTable(os.Stdout, etabench.Report(p, samples))
 }
