@@ -2,17 +2,23 @@
 // AWS Lambda Runtime Interface Emulator next to a hello-world Go Lambda
 // (bench/submit/hello), in the same run: in each of n rounds it starts a
 // fresh emulator for the hello-world function and for each function
-// measured, in turn, invokes once, and reads the emulator's INIT REPORT
-// (the init phase) and the first invocation's round trip; it reports the
-// medians and each function's init as a multiple of the hello-world one's
-// (lambdatest.ReportColdStarts).
+// measured, in an order shuffled per round, invokes once, and reads the
+// emulator's INIT REPORT (the init phase) and the first invocation's round
+// trip (lambdatest.ReportColdStarts). It reports the machine's load average,
+// each init's median and 90th percentile, and each function's init divided
+// by the hello-world one's of the same round, median and 90th percentile:
+// on a shared machine the load of a round weighs on both sides of its
+// ratio, so the ratios vary far less than the times.
+//
+// Every binary is built as the constructs build it for Lambda (package
+// lambdabuild's recipe, for the host).
 //
 // The first invocations: the submitter's is a request it refuses without
 // calling Batch (init plus validation); the observer's a Batch job event;
 // the poller's and the re-router's a whole run against a local Batch
 // endpoint with an empty queue.
 //
-// Usage: go run ./bench/coldstart [-function all|submitter|observer|poller|rerouter] [-n 10]
+// Usage: go run ./bench/coldstart [-function all|submitter|observer|poller|rerouter] [-n 30]
 //
 // It must never import the AWS CDK, jsii or constructs.
 package main
@@ -54,7 +60,7 @@ var functions = map[string]function{
 var order = []string{"submitter", "observer", "poller", "rerouter"}
 
 func main() {
-	n := flag.Int("n", 10, "cold starts per function")
+	n := flag.Int("n", 30, "rounds: cold starts per function")
 	name := flag.String("function", "all", "the function to measure: all, or one of "+strings.Join(order, ", "))
 	flag.Parse()
 	names := order
