@@ -106,6 +106,11 @@ const (
 	MaxBudgetAlarmPercent = 1000.0
 	// MaxBudgetWeight bounds a weight of budgets[].weights.
 	MaxBudgetWeight = 1000.0
+	// MaxBudgetAlarmsTotal bounds the budget alarms of all teams together:
+	// the stack deploys a CloudWatch alarm for each, and a CloudFormation
+	// stack holds at most 500 resources, of which the rest of the platform
+	// takes about 100.
+	MaxBudgetAlarmsTotal = 200
 )
 
 // budgetNamePattern: 1 to 64 letters, digits, _ and - (compiled at first
@@ -174,6 +179,24 @@ func (p *Platform) applyBudgetDefaults(t *Team) {
 				b.Alarms[j].Severity = SeverityTicket
 			}
 		}
+	}
+}
+
+// validateBudgetAlarmsTotal bounds the budget alarms of all teams
+// (MaxBudgetAlarmsTotal); a budget that lists none has the default two.
+func (p *Platform) validateBudgetAlarmsTotal(ps *Problems) {
+	n := 0
+	for _, t := range p.Teams {
+		for _, b := range t.Budgets {
+			if b.Alarms == nil {
+				n += len(DefaultBudgetAlarms())
+			} else {
+				n += len(b.Alarms)
+			}
+		}
+	}
+	if n > MaxBudgetAlarmsTotal {
+		ps.Addf("teams", fmt.Sprintf("%d budget alarms", n), "at most %d budget alarms in all (teams[].budgets[].alarms, 2 for a budget that lists none): the stack deploys a CloudWatch alarm for each, and a CloudFormation stack holds at most 500 resources", MaxBudgetAlarmsTotal)
 	}
 }
 

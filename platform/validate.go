@@ -307,6 +307,7 @@ func (p *Platform) validateTeams(ps *Problems) {
 			}
 		}
 	}
+	p.validateBudgetAlarmsTotal(ps)
 	if quota {
 		types := make([]string, 0, len(totals))
 		for it := range totals {

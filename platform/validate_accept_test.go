@@ -17,6 +17,8 @@ func TestParseAcceptsBoundaries(t *testing.T) {
 		change func(testing.TB, doc)
 	}{
 		{"20 quota shares are accepted", quotaDoc, to("teams", teamsOfOne(20))},
+		// 40 teams × 5 budget alarms: 200, the most a stack has room for.
+		{"200 budget alarms are accepted", fairshareDoc, to("teams", budgetTeams(40))},
 		{"21 fair-share identifiers are accepted (the 20-share limit is for quota shares)", fairshareDoc, func(t testing.TB, d doc) {
 			teams := make([]any, 21)
 			for i := range teams {

@@ -43,6 +43,20 @@ func teamsOfOne(n int) []any {
 	return out
 }
 
+// budgetTeams returns n fair-share teams t00…, each with one budget of 5
+// alarms (20, 40, 60, 80 and 100%).
+func budgetTeams(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		var alarms []any
+		for _, pct := range []int{20, 40, 60, 80, 100} {
+			alarms = append(alarms, doc{"percent": pct})
+		}
+		out[i] = doc{"name": fmt.Sprintf("t%02d", i), "budgets": []any{doc{"name": "b", "instanceHours": 10, "alarms": alarms}}}
+	}
+	return out
+}
+
 // sixTypes are six SageMaker training instance types.
 var sixTypes = []string{"ml.p5.48xlarge", "ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5e.48xlarge", "ml.g5.48xlarge", "ml.trn1.32xlarge"}
 
@@ -510,6 +524,12 @@ var rejectCases = []rejectCase{
 		name: "a budget alarm of another severity",
 		base: quotaDoc, change: to("teams.0.budgets", []any{doc{"name": "p5", "instanceHours": 10, "alarms": []any{doc{"percent": 90, "severity": "email"}}}}),
 		field: "teams[0].budgets[0].alarms[0].severity", value: "email", allowed: []string{"page or ticket"},
+	},
+	{
+		// 41 teams × 1 budget × 5 alarms = 205 alarms, past the 200 a stack
+		// has room for.
+		name: "budget alarms past the stack's room", base: fairshareDoc, change: to("teams", budgetTeams(41)),
+		field: "teams", value: "205 budget alarms", allowed: []string{"at most 200 budget alarms in all", "500 resources"},
 	},
 	{
 		name: "a budget in fair share is checked too",
