@@ -44,6 +44,11 @@ type PlatformProps struct {
 	// (ledger.hourlyPrices), which cost budgets count and usage shows.
 	// Default: none.
 	HourlyPrices map[string]float64
+	// LedgerRetentionDays is how long the job ledger keeps a job after it
+	// ended (ledger.retentionDays): the observer, the reconciling pass and
+	// the submission function set each item's time to live from it.
+	// Default: platform.DefaultLedgerRetentionDays (400).
+	LedgerRetentionDays int
 }
 
 // PlatformPropsFromPlatform returns the props that describe p.
@@ -54,6 +59,8 @@ func PlatformPropsFromPlatform(p *platform.Platform) PlatformProps {
 		Teams:            p.TeamNames(),
 		LogRetentionDays: p.Monitoring.LogRetentionDays,
 		HourlyPrices:     maps.Clone(p.Ledger.HourlyPrices),
+
+		LedgerRetentionDays: p.Ledger.RetentionDays,
 	}
 	for _, t := range p.Teams {
 		if len(t.Budgets) > 0 {
@@ -96,7 +103,7 @@ func describePlatform(what string, pp *PlatformProps, queue ITrainingQueue) (*pl
 		Name:       pp.name(),
 		Classes:    append([]platform.Class(nil), pp.Classes...),
 		Monitoring: platform.Monitoring{LogRetentionDays: pp.LogRetentionDays},
-		Ledger:     platform.Ledger{HourlyPrices: maps.Clone(pp.HourlyPrices)},
+		Ledger:     platform.Ledger{RetentionDays: pp.LedgerRetentionDays, HourlyPrices: maps.Clone(pp.HourlyPrices)},
 	}
 	if tq, ok := queue.(TrainingQueue); ok {
 		prio := tq.Priority()

@@ -247,7 +247,7 @@ func NewMonitor(scope constructs.Construct, id string, props *MonitorProps) Moni
 
 func isZeroPlatformProps(pp PlatformProps) bool {
 	return pp.PlatformName == "" && pp.Classes == nil && pp.Teams == nil && pp.InstanceTypes == nil && pp.LogRetentionDays == 0 &&
-		pp.Budgets == nil && pp.HourlyPrices == nil
+		pp.Budgets == nil && pp.HourlyPrices == nil && pp.LedgerRetentionDays == 0
 }
 
 func (m *monitor) Pipeline() MonitoringPipeline { return m.pipeline }
