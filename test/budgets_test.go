@@ -2,18 +2,14 @@ package test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trainq/trainq/alarms"
-	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/metrics"
 	"github.com/trainq/trainq/platform"
-	"github.com/trainq/trainq/platform/platformfile"
 )
 
 // TestTheDeployedFunctionsCarryTheBudgets: the submission function (which
@@ -33,16 +29,7 @@ func TestTheDeployedFunctionsCarryTheBudgets(t *testing.T) {
 		t.Fatalf("%s has no budgets or prices; the test needs both", examplePlatform)
 	}
 	for _, fn := range []string{s.platform.SubmitFunctionName(), s.platform.PollerFunctionName()} {
-		_, r := s.template.find(t, "AWS::Lambda::Function", "FunctionName", fn)
-		key, _ := get(r.Properties, "Code.S3Key").(string)
-		data, err := os.ReadFile(filepath.Join(s.outdir, "asset."+strings.TrimSuffix(key, ".zip"), contract.PlatformFileName))
-		if err != nil {
-			t.Fatalf("%s: %v", fn, err)
-		}
-		p, err := platformfile.Parse(data)
-		if err != nil {
-			t.Fatalf("%s's %s: %v", fn, contract.PlatformFileName, err)
-		}
+		p := s.bundledPlatform(t, fn)
 		got := map[string][]platform.Budget{}
 		for _, team := range p.Teams {
 			if len(team.Budgets) > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/platform"
 	"github.com/trainq/trainq/platform/platformfile"
 )
 
@@ -22,19 +23,27 @@ func TestTheFunctionsKeepJobsForTheLedgersRetention(t *testing.T) {
 	s := synth(t, teamsPlatform)
 	const want = 7_776_000 * time.Second
 	for _, fn := range []string{s.platform.SubmitFunctionName(), s.platform.ObserverFunctionName(), s.platform.PollerFunctionName()} {
-		_, r := s.template.find(t, "AWS::Lambda::Function", "FunctionName", fn)
-		key, _ := get(r.Properties, "Code.S3Key").(string)
-		data, err := os.ReadFile(filepath.Join(s.outdir, "asset."+strings.TrimSuffix(key, ".zip"), contract.PlatformFileName))
-		if err != nil {
-			t.Fatalf("%s: %v", fn, err)
-		}
-		p, err := platformfile.Parse(data)
-		if err != nil {
-			t.Fatalf("%s's %s: %v", fn, contract.PlatformFileName, err)
-		}
+		p := s.bundledPlatform(t, fn)
 		p.ApplyDefaults()
 		if got := p.LedgerRetention(); got != want {
 			t.Errorf("%s keeps a job %v after it ended; the platform file says %v (ledger.retentionDays: 90)", fn, got, want)
 		}
 	}
+}
+
+// bundledPlatform is the platform.json the function named fn bundles in
+// the synthesized stack's assets: what the deployed function reads.
+func (s *synthesized) bundledPlatform(t *testing.T, fn string) *platform.Platform {
+	t.Helper()
+	_, r := s.template.find(t, "AWS::Lambda::Function", "FunctionName", fn)
+	key, _ := get(r.Properties, "Code.S3Key").(string)
+	data, err := os.ReadFile(filepath.Join(s.outdir, "asset."+strings.TrimSuffix(key, ".zip"), contract.PlatformFileName))
+	if err != nil {
+		t.Fatalf("%s: %v", fn, err)
+	}
+	p, err := platformfile.Parse(data)
+	if err != nil {
+		t.Fatalf("%s's %s: %v", fn, contract.PlatformFileName, err)
+	}
+	return p
 }
