@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -214,7 +215,7 @@ func (c Config) run(ctx context.Context) (Summary, error) {
 		if a.seen != b.seen {
 			return int(a.seen - b.seen)
 		}
-		return cmpString(a.id, b.id)
+		return strings.Compare(a.id, b.id)
 	}
 	slices.SortFunc(active, oldest)
 	picked := active[:min(len(active), maxDescribes)]
@@ -231,7 +232,7 @@ func (c Config) run(ctx context.Context) (Summary, error) {
 		// The waiting jobs in turns: by job id, each pass the room after
 		// the previous pass's, so that ceil(waiting/room) consecutive
 		// passes describe every one.
-		slices.SortFunc(waiting, func(a, b open) int { return cmpString(a.id, b.id) })
+		slices.SortFunc(waiting, func(a, b open) int { return strings.Compare(a.id, b.id) })
 		from := int((at.UnixNano() / int64(c.interval()) * int64(room)) % int64(len(waiting)))
 		for i := range min(room, len(waiting)) {
 			picked = append(picked, waiting[(from+i)%len(waiting)])
@@ -314,16 +315,6 @@ func (c Config) unknownJobs(ctx context.Context, before int64, sum *Summary) ([]
 		}
 	}
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Observation is what a DescribeServiceJob answer says of a job, as the
