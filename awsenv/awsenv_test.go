@@ -19,6 +19,7 @@ import (
 
 	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/internal/deptest"
+	"github.com/trainq/trainq/ledger/dynamo"
 )
 
 // server records the requests it is sent, by the name given to it, and
@@ -45,7 +46,8 @@ func newServer(t *testing.T, name string) *server {
 	return s
 }
 
-// calls is what one Batch call and one DynamoDB call made with cfg reached:
+// calls is what one Batch call and one DynamoDB call made with cfg reached,
+// the latter by the SDK's client and by the ledger's (package dynamo):
 // for each, the server's name and the request's Authorization and
 // X-Amz-Security-Token headers (the credential scope names the access key,
 // date, region and service: AWS Signature Version 4,
@@ -100,6 +102,16 @@ func calls(t *testing.T, cfg aws.Config, servers ...*server) []string {
 	})
 	call("dynamodb", func() error {
 		_, err := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }).ListTables(ctx, &dynamodb.ListTablesInput{})
+		return err
+	})
+	// The functions' DynamoDB client (the ledger's), which must reach what
+	// the SDK's reaches.
+	call("ledger", func() error {
+		c, err := dynamo.New(cfg)
+		if err != nil {
+			return err
+		}
+		_, err = c.GetItem(ctx, &dynamo.GetItemInput{TableName: "t", Key: dynamo.Item{"k": dynamo.S("v")}})
 		return err
 	})
 	return out
@@ -159,15 +171,18 @@ func TestTheFunctionsConfigAgreesWithTheDefaultChain(t *testing.T) {
 	}{
 		{"one endpoint for every service", with(map[string]string{awsenv.EndpointURL: all.URL}), []string{
 			"batch reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/batch/aws4_request token=session",
-			"dynamodb reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/dynamodb/aws4_request token=session"}},
+			"dynamodb reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/dynamodb/aws4_request token=session",
+			"ledger reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/dynamodb/aws4_request token=session"}},
 		{"a service's endpoint over the one for every service", with(map[string]string{awsenv.EndpointURL: all.URL, "AWS_ENDPOINT_URL_BATCH": batchOnly.URL}), []string{
 			"batch reached AWS_ENDPOINT_URL_BATCH Credential=ASIAEXAMPLE/DATE/eu-west-1/batch/aws4_request token=session",
-			"dynamodb reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/dynamodb/aws4_request token=session"}},
+			"dynamodb reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/dynamodb/aws4_request token=session",
+			"ledger reached AWS_ENDPOINT_URL Credential=ASIAEXAMPLE/DATE/eu-west-1/dynamodb/aws4_request token=session"}},
 		{"each service its own, AWS_DEFAULT_REGION when AWS_REGION is unset, no session token",
 			with(map[string]string{awsenv.Region: "", awsenv.DefaultRegion: "us-west-2", awsenv.SessionToken: "",
 				"AWS_ENDPOINT_URL_BATCH": batchOnly.URL, "AWS_ENDPOINT_URL_DYNAMODB": dynamoOnly.URL}), []string{
 				"batch reached AWS_ENDPOINT_URL_BATCH Credential=ASIAEXAMPLE/DATE/us-west-2/batch/aws4_request token=",
-				"dynamodb reached AWS_ENDPOINT_URL_DYNAMODB Credential=ASIAEXAMPLE/DATE/us-west-2/dynamodb/aws4_request token="}},
+				"dynamodb reached AWS_ENDPOINT_URL_DYNAMODB Credential=ASIAEXAMPLE/DATE/us-west-2/dynamodb/aws4_request token=",
+				"ledger reached AWS_ENDPOINT_URL_DYNAMODB Credential=ASIAEXAMPLE/DATE/us-west-2/dynamodb/aws4_request token="}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			environ := setenv(t, tc.env)
@@ -220,6 +235,11 @@ func TestIgnoredEndpointsReachAWS(t *testing.T) {
 	if want := "https://batch.us-east-1.amazonaws.com"; endpoint != want {
 		t.Errorf("endpoint = %q, want %q", endpoint, want)
 	}
+	// And the ledger's DynamoDB client, DynamoDB's regional endpoint in
+	// us-east-1 (https://docs.aws.amazon.com/general/latest/gr/ddb.html).
+	if got, want := dynamo.Endpoint(cfg), "https://dynamodb.us-east-1.amazonaws.com"; got != want {
+		t.Errorf("ledger endpoint = %q, want %q", got, want)
+	}
 }
 
 type doer func(*http.Request) (*http.Response, error)
@@ -265,7 +285,8 @@ func TestMissingOrBadVariablesNameTheVariable(t *testing.T) {
 
 // TestFunctionsLinkNeitherTheDefaultChainNorYAML keeps the functions' cold
 // start small: none links the SDK's config package (and with it the SSO,
-// SSO OIDC, STS and sign-in clients), nor a YAML parser (they read the
+// SSO OIDC, STS and sign-in clients), nor the SDK's DynamoDB client, nor a
+// YAML parser (they read the
 // bundled platform.json with platform.LoadJSONFile).
 func TestFunctionsLinkNeitherTheDefaultChainNorYAML(t *testing.T) {
 	for _, fn := range []string{"submitter", "observer", "poller", "rerouter"} {
@@ -276,6 +297,11 @@ func TestFunctionsLinkNeitherTheDefaultChainNorYAML(t *testing.T) {
 			"github.com/aws/aws-sdk-go-v2/service/ssooidc",
 			"github.com/aws/aws-sdk-go-v2/service/signin",
 			"github.com/aws/aws-sdk-go-v2/feature/ec2/imds",
+			// The SDK's DynamoDB client: its schemas alone cost about
+			// 3,150 allocations at every start (the ledger uses package
+			// dynamo).
+			"github.com/aws/aws-sdk-go-v2/service/dynamodb",
+			"github.com/aws/aws-sdk-go-v2/service/dynamodb/types",
 			"github.com/trainq/trainq/platform/platformfile",
 			"sigs.k8s.io/yaml",
 			"go.yaml.in/yaml/v2",

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/trainq/trainq/ledger/dynamo"
 )
 
 // Attribute names of an item (besides the keys, AttrExpiresAt and
@@ -38,23 +38,23 @@ const (
 	attJob     = "tj"
 )
 
-func (s *Store) encodeJob(j *Job, rev int64) map[string]types.AttributeValue {
-	item := map[string]types.AttributeValue{
-		KeyJobID:      &types.AttributeValueMemberS{Value: j.JobID},
-		AttrRevision:  num(rev),
-		AttrExpiresAt: num(s.expiresAt(j)),
-		KeyEndDay:     &types.AttributeValueMemberS{Value: endDay(j)},
-		attrPriority:  num(int64(j.Priority)),
-		attrInstances: num(int64(j.Instances)),
-		attrCreated:   num(j.CreatedAt),
-		attrPreempted: num(int64(j.PreemptedCount)),
-		attrTimeout:   num(int64(j.TimeoutSeconds)),
-		attrSeq:       num(j.Seq),
-		attrEnded:     num(j.EndedAt),
+func (s *Store) encodeJob(j *Job, rev int64) dynamo.Item {
+	item := dynamo.Item{
+		KeyJobID:      dynamo.S(j.JobID),
+		AttrRevision:  dynamo.N(rev),
+		AttrExpiresAt: dynamo.N(s.expiresAt(j)),
+		KeyEndDay:     dynamo.S(endDay(j)),
+		attrPriority:  dynamo.N(int64(j.Priority)),
+		attrInstances: dynamo.N(int64(j.Instances)),
+		attrCreated:   dynamo.N(j.CreatedAt),
+		attrPreempted: dynamo.N(int64(j.PreemptedCount)),
+		attrTimeout:   dynamo.N(int64(j.TimeoutSeconds)),
+		attrSeq:       dynamo.N(j.Seq),
+		attrEnded:     dynamo.N(j.EndedAt),
 	}
 	str := func(name, v string) {
 		if v != "" {
-			item[name] = &types.AttributeValueMemberS{Value: v}
+			item[name] = dynamo.S(v)
 		}
 	}
 	str(attrARN, j.JobARN)
@@ -67,28 +67,28 @@ func (s *Store) encodeJob(j *Job, rev int64) map[string]types.AttributeValue {
 	str(attrFrom, j.ReroutedFrom)
 	str(attrCkpt, j.Checkpoint)
 	if len(j.Scheduled) > 0 {
-		l := make([]types.AttributeValue, len(j.Scheduled))
+		l := make([]dynamo.Value, len(j.Scheduled))
 		for i, t := range j.Scheduled {
-			l[i] = num(t)
+			l[i] = dynamo.N(t)
 		}
-		item[attrScheduled] = &types.AttributeValueMemberL{Value: l}
+		item[attrScheduled] = dynamo.L(l...)
 	}
 	if len(j.Attempts) > 0 {
-		l := make([]types.AttributeValue, len(j.Attempts))
+		l := make([]dynamo.Value, len(j.Attempts))
 		for i, a := range j.Attempts {
-			m := map[string]types.AttributeValue{attStart: num(a.StartedAt), attStop: num(a.StoppedAt)}
+			m := dynamo.Item{attStart: dynamo.N(a.StartedAt), attStop: dynamo.N(a.StoppedAt)}
 			if a.StatusReason != "" {
-				m[attReason] = &types.AttributeValueMemberS{Value: a.StatusReason}
+				m[attReason] = dynamo.S(a.StatusReason)
 			}
 			if a.TrainingJob != "" {
-				m[attJob] = &types.AttributeValueMemberS{Value: a.TrainingJob}
+				m[attJob] = dynamo.S(a.TrainingJob)
 			}
 			if a.Preempted {
-				m[attPreempt] = &types.AttributeValueMemberBOOL{Value: true}
+				m[attPreempt] = dynamo.Bool(true)
 			}
-			l[i] = &types.AttributeValueMemberM{Value: m}
+			l[i] = dynamo.M(m)
 		}
-		item[attrAttempts] = &types.AttributeValueMemberL{Value: l}
+		item[attrAttempts] = dynamo.L(l...)
 	}
 	return item
 }
@@ -101,26 +101,27 @@ func endDay(j *Job) string {
 }
 
 // decodeJob reads an item and its revision.
-func decodeJob(item map[string]types.AttributeValue) (Job, int64, error) {
+func decodeJob(item dynamo.Item) (Job, int64, error) {
 	var j Job
 	var bad []string
 	s := func(name string) string {
-		switch v := item[name].(type) {
-		case nil:
+		v, ok := item[name]
+		switch {
+		case !ok:
 			return ""
-		case *types.AttributeValueMemberS:
-			return v.Value
+		case v.S != nil:
+			return *v.S
 		}
 		bad = append(bad, name)
 		return ""
 	}
-	n := func(m map[string]types.AttributeValue, name string) int64 {
-		switch v := m[name].(type) {
-		case nil:
+	n := func(m dynamo.Item, name string) int64 {
+		v, ok := m[name]
+		if !ok {
 			return 0
-		case *types.AttributeValueMemberN:
-			x, err := strconv.ParseInt(v.Value, 10, 64)
-			if err == nil {
+		}
+		if v.N != nil {
+			if x, err := strconv.ParseInt(*v.N, 10, 64); err == nil {
 				return x
 			}
 		}
@@ -135,11 +136,13 @@ func decodeJob(item map[string]types.AttributeValue) (Job, int64, error) {
 	j.CreatedAt, j.PreemptedCount, j.TimeoutSeconds = n(item, attrCreated), int(n(item, attrPreempted)), int(n(item, attrTimeout))
 	j.Seq, j.EndedAt = n(item, attrSeq), n(item, attrEnded)
 	rev := n(item, AttrRevision)
-	if l, ok := item[attrScheduled].(*types.AttributeValueMemberL); ok {
-		for _, v := range l.Value {
-			if x, ok := v.(*types.AttributeValueMemberN); ok {
-				t, err := strconv.ParseInt(x.Value, 10, 64)
-				if err == nil {
+	if l, ok := item[attrScheduled]; ok {
+		if l.L == nil {
+			bad = append(bad, attrScheduled)
+		}
+		for _, v := range l.L {
+			if v.N != nil {
+				if t, err := strconv.ParseInt(*v.N, 10, 64); err == nil {
 					j.Scheduled = append(j.Scheduled, t)
 					continue
 				}
@@ -147,22 +150,25 @@ func decodeJob(item map[string]types.AttributeValue) (Job, int64, error) {
 			bad = append(bad, attrScheduled)
 		}
 	}
-	if l, ok := item[attrAttempts].(*types.AttributeValueMemberL); ok {
-		for _, v := range l.Value {
-			m, ok := v.(*types.AttributeValueMemberM)
-			if !ok {
+	if l, ok := item[attrAttempts]; ok {
+		if l.L == nil {
+			bad = append(bad, attrAttempts)
+		}
+		for _, v := range l.L {
+			m := v.M
+			if m == nil {
 				bad = append(bad, attrAttempts)
 				continue
 			}
-			a := Attempt{StartedAt: n(m.Value, attStart), StoppedAt: n(m.Value, attStop)}
-			if r, ok := m.Value[attReason].(*types.AttributeValueMemberS); ok {
-				a.StatusReason = r.Value
+			a := Attempt{StartedAt: n(m, attStart), StoppedAt: n(m, attStop)}
+			if r := m[attReason].S; r != nil {
+				a.StatusReason = *r
 			}
-			if r, ok := m.Value[attJob].(*types.AttributeValueMemberS); ok {
-				a.TrainingJob = r.Value
+			if r := m[attJob].S; r != nil {
+				a.TrainingJob = *r
 			}
-			if p, ok := m.Value[attPreempt].(*types.AttributeValueMemberBOOL); ok {
-				a.Preempted = p.Value
+			if p := m[attPreempt].BOOL; p != nil {
+				a.Preempted = *p
 			}
 			j.Attempts = append(j.Attempts, a)
 		}
@@ -179,26 +185,26 @@ func decodeJob(item map[string]types.AttributeValue) (Job, int64, error) {
 // element (DynamoDB developer guide, "Item sizes and formats").
 func ItemBytes(j *Job) int {
 	s := &Store{retention: DefaultRetention, now: time.Now}
-	return sizeOf(&types.AttributeValueMemberM{Value: s.encodeJob(j, 1)}) - 3
+	return sizeOf(dynamo.M(s.encodeJob(j, 1))) - 3
 }
 
-func sizeOf(v types.AttributeValue) int {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(x.Value)
-	case *types.AttributeValueMemberN:
-		return len(x.Value)
-	case *types.AttributeValueMemberBOOL:
+func sizeOf(v dynamo.Value) int {
+	switch {
+	case v.S != nil:
+		return len(*v.S)
+	case v.N != nil:
+		return len(*v.N)
+	case v.BOOL != nil:
 		return 1
-	case *types.AttributeValueMemberL:
+	case v.L != nil:
 		n := 3
-		for _, e := range x.Value {
+		for _, e := range v.L {
 			n += 1 + sizeOf(e)
 		}
 		return n
-	case *types.AttributeValueMemberM:
+	case v.M != nil:
 		n := 3
-		for k, e := range x.Value {
+		for k, e := range v.M {
 			n += 1 + len(k) + sizeOf(e)
 		}
 		return n

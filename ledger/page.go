@@ -9,11 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/trainq/trainq/contract"
+	"github.com/trainq/trainq/ledger/dynamo"
 )
 
 // MaxCursorBytes bounds a cursor (JobsPage): a day and a job id.
@@ -76,13 +73,13 @@ func (s *Store) page(ctx context.Context, days []string, from string, limit, max
 			if (limit > 0 && kept >= limit) || (maxCalls > 0 && calls >= maxCalls) {
 				return encodeCursor(day, start), nil
 			}
-			in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(IndexByEnd),
-				KeyConditionExpression:    aws.String("#d = :d"),
+			in := &dynamo.QueryInput{TableName: s.table, IndexName: IndexByEnd,
+				KeyConditionExpression:    "#d = :d",
 				ExpressionAttributeNames:  map[string]string{"#d": KeyEndDay},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":d": &types.AttributeValueMemberS{Value: day}},
-				ExclusiveStartKey:         start, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+				ExpressionAttributeValues: dynamo.Item{":d": dynamo.S(day)},
+				ExclusiveStartKey:         start, ReturnConsumedCapacity: dynamo.ReturnTotal}
 			if limit > 0 {
-				in.Limit = aws.Int32(int32(min(limit-kept, 1<<30)))
+				in.Limit = int32(min(limit-kept, 1<<30))
 			}
 			out, err := s.api.Query(ctx, in)
 			s.stats.queries.Add(1)
@@ -128,17 +125,17 @@ func (s *Store) partitions(since time.Time) []string {
 	return days
 }
 
-func encodeCursor(day string, start map[string]types.AttributeValue) string {
+func encodeCursor(day string, start dynamo.Item) string {
 	c := cursor{Day: day}
-	if v, ok := start[KeyJobID].(*types.AttributeValueMemberS); ok {
-		c.ID = v.Value
+	if v := start[KeyJobID].S; v != nil {
+		c.ID = *v
 	}
 	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // parseCursor returns the partition index and the start key of from.
-func parseCursor(from string, days []string) (int, map[string]types.AttributeValue, error) {
+func parseCursor(from string, days []string) (int, dynamo.Item, error) {
 	if from == "" {
 		return 0, nil, nil
 	}
@@ -158,6 +155,5 @@ func parseCursor(from string, days []string) (int, map[string]types.AttributeVal
 	if c.ID == "" {
 		return at, nil, nil
 	}
-	return at, map[string]types.AttributeValue{KeyEndDay: &types.AttributeValueMemberS{Value: c.Day},
-		KeyJobID: &types.AttributeValueMemberS{Value: c.ID}}, nil
+	return at, dynamo.Item{KeyEndDay: dynamo.S(c.Day), KeyJobID: dynamo.S(c.ID)}, nil
 }

@@ -4,22 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/trainq/trainq/ledger/dynamo"
 )
 
 // API is the part of the DynamoDB client the ledger uses. The observer's
 // role is granted GetItem and PutItem on the table; the submission
 // function's, Query on its index and GetItem.
 type API interface {
-	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	GetItem(context.Context, *dynamo.GetItemInput) (*dynamo.GetItemOutput, error)
+	PutItem(context.Context, *dynamo.PutItemInput) (*dynamo.PutItemOutput, error)
+	Query(context.Context, *dynamo.QueryInput) (*dynamo.QueryOutput, error)
 }
 
 // Store reads and writes one ledger table.
@@ -60,6 +59,18 @@ func NewStore(api API, table string, retention time.Duration, now func() time.Ti
 	return &Store{api: api, table: table, retention: retention, now: now}, nil
 }
 
+// Open is the store of a function: the ledger table named table, through
+// package dynamo's client of cfg (region, credentials and endpoint from the
+// function's environment, package awsenv), keeping a job retention after it
+// ended.
+func Open(cfg aws.Config, table string, retention time.Duration) (*Store, error) {
+	c, err := dynamo.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", table, err)
+	}
+	return NewStore(c, table, retention, time.Now)
+}
+
 // Table is the table's name.
 func (s *Store) Table() string { return s.table }
 
@@ -70,7 +81,7 @@ func (s *Store) Stats() Stats {
 		WriteUnits: float64(s.stats.writeMilli.Load()) / 1000}
 }
 
-func (c *counters) consumed(cc *types.ConsumedCapacity, write bool) {
+func (c *counters) consumed(cc *dynamo.ConsumedCapacity, write bool) {
 	if cc == nil || cc.CapacityUnits == nil {
 		return
 	}
@@ -94,10 +105,10 @@ func (s *Store) Record(ctx context.Context, o Observation) (bool, error) {
 	if o.JobID == "" {
 		return false, errors.New("record job: the observation has no job id")
 	}
-	key := map[string]types.AttributeValue{KeyJobID: &types.AttributeValueMemberS{Value: o.JobID}}
+	key := dynamo.Item{KeyJobID: dynamo.S(o.JobID)}
 	for try := 0; try < maxRecordTries; try++ {
-		got, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key,
-			ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		got, err := s.api.GetItem(ctx, &dynamo.GetItemInput{TableName: s.table, Key: key,
+			ConsistentRead: true, ReturnConsumedCapacity: dynamo.ReturnTotal})
 		s.stats.gets.Add(1)
 		if err != nil {
 			return false, fmt.Errorf("record job %s: read %s: %w", o.JobID, s.table, err)
@@ -113,20 +124,19 @@ func (s *Store) Record(ctx context.Context, o Observation) (bool, error) {
 		if !Merge(&j, o) && len(got.Item) > 0 {
 			return false, nil
 		}
-		in := &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: s.encodeJob(&j, rev+1),
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+		in := &dynamo.PutItemInput{TableName: s.table, Item: s.encodeJob(&j, rev+1),
+			ReturnConsumedCapacity: dynamo.ReturnTotal}
 		if len(got.Item) == 0 {
-			in.ConditionExpression = aws.String("attribute_not_exists(#k)")
+			in.ConditionExpression = "attribute_not_exists(#k)"
 			in.ExpressionAttributeNames = map[string]string{"#k": KeyJobID}
 		} else {
-			in.ConditionExpression = aws.String("#r = :r")
+			in.ConditionExpression = "#r = :r"
 			in.ExpressionAttributeNames = map[string]string{"#r": AttrRevision}
-			in.ExpressionAttributeValues = map[string]types.AttributeValue{":r": num(rev)}
+			in.ExpressionAttributeValues = dynamo.Item{":r": dynamo.N(rev)}
 		}
 		put, err := s.api.PutItem(ctx, in)
 		s.stats.puts.Add(1)
-		var lost *types.ConditionalCheckFailedException
-		if errors.As(err, &lost) {
+		if dynamo.IsConditionFailed(err) {
 			s.stats.conflicts.Add(1)
 			continue
 		}
@@ -141,8 +151,8 @@ func (s *Store) Record(ctx context.Context, o Observation) (bool, error) {
 
 // Get returns a job's item, and false when the ledger has none.
 func (s *Store) Get(ctx context.Context, jobID string) (*Job, bool, error) {
-	got, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: map[string]types.AttributeValue{KeyJobID: &types.AttributeValueMemberS{Value: jobID}}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	got, err := s.api.GetItem(ctx, &dynamo.GetItemInput{TableName: s.table,
+		Key: dynamo.Item{KeyJobID: dynamo.S(jobID)}, ReturnConsumedCapacity: dynamo.ReturnTotal})
 	s.stats.gets.Add(1)
 	if err != nil {
 		return nil, false, fmt.Errorf("read job %s from %s: %w", jobID, s.table, err)
@@ -177,8 +187,4 @@ func (s *Store) expiresAt(j *Job) int64 {
 		last = s.now().UnixMilli()
 	}
 	return time.UnixMilli(last).Add(s.retention).Unix()
-}
-
-func num(n int64) *types.AttributeValueMemberN {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

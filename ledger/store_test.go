@@ -36,7 +36,7 @@ func newTable(t *testing.T, now time.Time) *Store {
 	t.Helper()
 	c := local.Client()
 	name := fmt.Sprintf("ledger-%d", rand.Int64())
-	if err := local.CreateTable(context.Background(), CreateTableInput(name)); err != nil {
+	if err := local.CreateTable(context.Background(), dynamotest.LedgerTable(name)); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
 	s, err := NewStore(c, name, 0, func() time.Time { return now })
@@ -186,5 +186,17 @@ func TestJobsReadsTheJobsAliveInAWindow(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
+	}
+}
+
+// TestTheTestsTableIsTheLedgers holds the table the tests create
+// (dynamotest.LedgerTable, which names its keys itself) to this package's
+// names: the job id as key, the byEnd index by end day and job id.
+func TestTheTestsTableIsTheLedgers(t *testing.T) {
+	in := dynamotest.LedgerTable("x")
+	got := []string{*in.KeySchema[0].AttributeName, *in.GlobalSecondaryIndexes[0].IndexName,
+		*in.GlobalSecondaryIndexes[0].KeySchema[0].AttributeName, *in.GlobalSecondaryIndexes[0].KeySchema[1].AttributeName}
+	if diff := cmp.Diff([]string{KeyJobID, IndexByEnd, KeyEndDay, KeyJobID}, got); diff != "" {
+		t.Errorf("key, index, index key and sort key (-ledger +dynamotest):\n%s", diff)
 	}
 }

@@ -1,11 +1,6 @@
 package ledger
 
-import (
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-)
+import "time"
 
 // The table's shape, which the ledger construct creates and this package
 // reads and writes: one item per job, keyed by its Batch job id.
@@ -39,29 +34,3 @@ const DefaultRetention = 400 * 24 * time.Hour
 
 // Day is the UTC day of a Unix-millisecond moment, as KeyEndDay spells it.
 func Day(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.DateOnly) }
-
-// CreateTableInput is the table as the ledger construct declares it, for a
-// local DynamoDB in tests and benchmarks (and anyone creating the table by
-// hand): on-demand, the job id as key, IndexByEnd projecting every
-// attribute. Time to live, point-in-time recovery, encryption and deletion
-// protection are the construct's (a local DynamoDB has none of them).
-func CreateTableInput(name string) *dynamodb.CreateTableInput {
-	s := func(v string) *string { return &v }
-	return &dynamodb.CreateTableInput{
-		TableName:   s(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: s(KeyJobID), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: s(KeyEndDay), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{{AttributeName: s(KeyJobID), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: s(IndexByEnd),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: s(KeyEndDay), KeyType: types.KeyTypeHash},
-				{AttributeName: s(KeyJobID), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}},
-	}
-}

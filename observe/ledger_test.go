@@ -61,7 +61,7 @@ func preemptedThenSucceeded(id string) batchevents.Job {
 func TestObserverRecordsTheSameJobWhateverTheOrderOfItsEvents(t *testing.T) {
 	ctx := context.Background()
 	c := local.Client()
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("observer-ledger")); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable("observer-ledger")); err != nil {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.UnixMilli(stop2).Add(time.Minute) }

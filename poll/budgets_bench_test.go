@@ -33,7 +33,7 @@ func BenchmarkBudgetPass(b *testing.B) {
 	defer local.Close()
 	now := time.Date(2026, 12, 20, 0, 7, 0, 0, time.UTC)
 	table := fmt.Sprintf("budget-bench-%d", time.Now().UnixNano())
-	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable(table)); err != nil {
 		b.Fatal(err)
 	}
 	store, err := ledger.NewStore(local.Client(), table, 0, func() time.Time { return now })

@@ -58,7 +58,7 @@ func TestThePollerWritesEachBudgetsFigures(t *testing.T) {
 	// A run of the 8th minute of a quarter hour: the pass is due.
 	now := day(time.December, 20, 0, 7)
 	table := fmt.Sprintf("budgets-%d", time.Now().UnixNano())
-	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable(table)); err != nil {
 		t.Fatal(err)
 	}
 	store, err := ledger.NewStore(local.Client(), table, 0, func() time.Time { return now })

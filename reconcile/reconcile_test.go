@@ -49,7 +49,7 @@ func newStore(t *testing.T, now time.Time) *ledger.Store {
 	t.Helper()
 	tables++
 	name := fmt.Sprintf("reconcile-%d", tables)
-	if err := local.CreateTable(context.Background(), ledger.CreateTableInput(name)); err != nil {
+	if err := local.CreateTable(context.Background(), dynamotest.LedgerTable(name)); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ledger.NewStore(local.Client(), name, 0, func() time.Time { return now })

@@ -32,7 +32,7 @@ func budgetLedger(t *testing.T, local *dynamotest.Server, now *time.Time, obs ..
 	t.Helper()
 	ctx := context.Background()
 	table := fmt.Sprintf("budget-%d", time.Now().UnixNano())
-	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable(table)); err != nil {
 		t.Fatal(err)
 	}
 	store, err := ledger.NewStore(local.Client(), table, 0, func() time.Time { return *now })

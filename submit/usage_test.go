@@ -25,7 +25,7 @@ func TestUsageAnswersFromTheLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer local.Close()
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("usage-ledger")); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable("usage-ledger")); err != nil {
 		t.Fatal(err)
 	}
 	const hour = int64(3_600_000)

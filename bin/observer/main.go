@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/contract"
@@ -52,7 +51,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		store, err := ledger.NewStore(dynamodb.NewFromConfig(cfg), table, p.LedgerRetention(), time.Now)
+		store, err := ledger.Open(cfg, table, p.LedgerRetention())
 		if err != nil {
 			return err
 		}

@@ -10,10 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/trainq/trainq/awsenv"
 	"github.com/trainq/trainq/contract"
@@ -46,7 +44,7 @@ func build() (*submit.Handler, error) {
 	var history submit.HistorySource
 	var store *ledger.Store
 	if table := os.Getenv(contract.EnvLedgerTable); table != "" {
-		store, err = ledger.NewStore(dynamodb.NewFromConfig(cfg), table, s.Platform.LedgerRetention(), time.Now)
+		store, err = ledger.Open(cfg, table, s.Platform.LedgerRetention())
 		if err != nil {
 			return nil, err
 		}

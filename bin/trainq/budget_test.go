@@ -32,7 +32,7 @@ func TestBudgetsShowAlikeInUsageAndDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer local.Close()
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("budget-ledger")); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable("budget-ledger")); err != nil {
 		t.Fatal(err)
 	}
 	const hour = int64(3_600_000)

@@ -52,7 +52,7 @@ func historyLedger(t *testing.T) *ledger.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { local.Close() })
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("history-ledger")); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable("history-ledger")); err != nil {
 		t.Fatal(err)
 	}
 	store, err := ledger.NewStore(local.Client(), "history-ledger", 0, func() time.Time { return historyNow })

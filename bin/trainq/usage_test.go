@@ -26,7 +26,7 @@ func TestUsagePrintsTheLedgersInstanceHours(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer local.Close()
-	if err := local.CreateTable(ctx, ledger.CreateTableInput("readme-ledger")); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable("readme-ledger")); err != nil {
 		t.Fatal(err)
 	}
 	const hour = int64(3_600_000)

@@ -34,7 +34,9 @@ var script string
 // EnvPython names the Python interpreter to use. Default: python3 on PATH.
 const EnvPython = "TRAINQ_PYTHON"
 
-// Request is one HTTP request sent to an AWS service's REST-JSON endpoint.
+// Request is one HTTP request sent to an AWS service's REST-JSON endpoint,
+// or to a JSON-protocol one (DynamoDB's), whose operation is in its
+// X-Amz-Target header.
 type Request struct {
 	// Service is the botocore name of the service, e.g. "batch". Default:
 	// batch.
@@ -43,8 +45,12 @@ type Request struct {
 	// check reports it when the model's operation at Method and Path
 	// differs.
 	Operation string `json:"operation,omitempty"`
-	// Method and Path (escaped, as on the wire) select the model's
-	// operation; the path's labels become the input's URI members.
+	// Target is a JSON-protocol request's X-Amz-Target header
+	// (<targetPrefix>.<operation>), which selects the model's operation;
+	// such a request must be a POST to "/".
+	Target string `json:"target,omitempty"`
+	// Method and Path (escaped, as on the wire) select a REST request's
+	// model operation; the path's labels become the input's URI members.
 	Method string `json:"method"`
 	Path   string `json:"path"`
 	// PathParams are the path's labels as the recorder decoded them; the

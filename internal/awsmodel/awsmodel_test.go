@@ -310,3 +310,31 @@ func TestMissingBotocoreIsUnavailable(t *testing.T) {
 		t.Errorf("error %v, want ErrUnavailable naming botocore", err)
 	}
 }
+
+// TestJSONProtocolRequestsAreFoundByTheirTarget checks DynamoDB's requests,
+// whose operation is named by X-Amz-Target (botocore's model: protocol json,
+// targetPrefix DynamoDB_20120810), not by their path.
+func TestJSONProtocolRequestsAreFoundByTheirTarget(t *testing.T) {
+	get := func(target string, body map[string]any) awsmodel.Request {
+		return awsmodel.Request{Service: "dynamodb", Target: target, Method: "POST", Path: "/", Body: jsonOf(t, body)}
+	}
+	good := map[string]any{"TableName": "ledger", "Key": map[string]any{"jobId": map[string]any{"S": "j"}}}
+	r := check(t, get("DynamoDB_20120810.GetItem", good))
+	if len(r.Problems) != 0 || r.Checked["GetItem"] != 1 {
+		t.Errorf("a valid GetItem: %d problems (%s), checked %v", len(r.Problems), problemList(r), r.Checked)
+	}
+	// An unknown member, a table name under its minimum length of 1 (the
+	// model's TableArn shape allows 1 to 1024), and no Key, which GetItem
+	// requires.
+	r = check(t, get("DynamoDB_20120810.GetItem", map[string]any{"TableName": "", "Keys": map[string]any{}}))
+	if diff := cmp.Diff([]string{"Key", "Keys", "TableName"}, members(r)); diff != "" {
+		t.Errorf("a bad GetItem's members at fault (-want +got):\n%s\n%s", diff, problemList(r))
+	}
+	// A target of another API version, or of no operation.
+	for _, target := range []string{"DynamoDB_20111205.GetItem", "DynamoDB_20120810.Fly", ""} {
+		r = check(t, get(target, good))
+		if len(r.Problems) != 1 || !strings.Contains(problemList(r), "no dynamodb operation in the model") {
+			t.Errorf("target %q: %s, want one problem naming no operation", target, problemList(r))
+		}
+	}
+}

@@ -288,7 +288,15 @@ def routes(service):
     return _routes[service]
 
 
-def resolve(service, method, path):
+def resolve(service, method, path, target=""):
+    m = model(service)
+    if m.metadata.get("protocol") == "json":
+        # The JSON protocol: every operation is a POST to "/", named by
+        # X-Amz-Target, <targetPrefix>.<operation>.
+        prefix, _, op = target.rpartition(".")
+        if method != "POST" or path != "/" or prefix != m.metadata.get("targetPrefix") or op not in m.operation_names:
+            return None, None
+        return op, {}
     for m, rx, names, name in routes(service):
         mt = rx.fullmatch(path)
         if m == method and mt:
@@ -353,10 +361,12 @@ def check_request(r):
     service = r.get("service") or "batch"
     out = []
     method, path = r.get("method") or "POST", r.get("path") or ""
-    op_name, uri = resolve(service, method, path)
+    target = r.get("target") or ""
+    op_name, uri = resolve(service, method, path, target)
     recorded = r.get("operation") or ""
     if op_name is None:
-        return recorded or f"{method} {path}", [("", f"no {service} operation in the model is at {method} {path}")], False
+        where = f"{method} {path}" + (f" with X-Amz-Target {target}" if target else "")
+        return recorded or where, [("", f"no {service} operation in the model is at {where}")], False
     if recorded and recorded != op_name:
         out.append(("", f"the recorder named it {recorded}, but the model's operation at {method} {path} is {op_name}"))
     given = r.get("pathParams") or {}
@@ -411,7 +421,7 @@ def main():
     checked, problems, seen = {}, [], {}
     payloads = 0
     for i, r in enumerate(reqs):
-        key = json.dumps({k: r.get(k) for k in ("service", "operation", "method", "path", "pathParams", "query", "body", "bodyText")}, sort_keys=True)
+        key = json.dumps({k: r.get(k) for k in ("service", "operation", "target", "method", "path", "pathParams", "query", "body", "bodyText")}, sort_keys=True)
         if key in seen:
             first = seen[key]
             checked[first["operation"]] = checked.get(first["operation"], 0) + 1

@@ -33,6 +33,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/trainq/trainq/ledger/dynamo"
 )
 
 // Version is the dynalite release the lock file pins.
@@ -190,9 +192,22 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Client is a DynamoDB client of the server, signing with dummy
-// credentials as the SDK requires, with the SDK's default retries.
-func (s *Server) Client() *dynamodb.Client {
+// Client is the ledger's DynamoDB client (package dynamo, the one the
+// functions use) of the server, signing with dummy credentials, with the
+// SDK's standard retries.
+func (s *Server) Client() *dynamo.Client {
+	c, err := dynamo.New(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")},
+		func(o *dynamo.Options) { o.Endpoint = s.Endpoint })
+	if err != nil {
+		panic(err) // a region and credentials are given
+	}
+	return c
+}
+
+// SDK is the AWS SDK's DynamoDB client of the server, signing with dummy
+// credentials as the SDK requires, with the SDK's default retries: for
+// creating tables, and as a second client.
+func (s *Server) SDK() *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(s.Endpoint),
@@ -218,7 +233,7 @@ func freePort() (int, error) {
 // CreateTable creates a table and waits until DynamoDB reports it ACTIVE
 // (dynalite, like DynamoDB, creates it in the background).
 func (s *Server) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput) error {
-	c := s.Client()
+	c := s.SDK()
 	if _, err := c.CreateTable(ctx, in); err != nil {
 		return fmt.Errorf("create table %s: %w", aws.ToString(in.TableName), err)
 	}
@@ -232,5 +247,33 @@ func (s *Server) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput)
 			return fmt.Errorf("table %s not active: %w", aws.ToString(in.TableName), ctx.Err())
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// LedgerTable is the ledger's table as the ledger construct declares it
+// (package ledger's KeyJobID, IndexByEnd and KeyEndDay; a ledger test holds
+// the names equal), for a local DynamoDB in tests and benchmarks: on-demand,
+// the job id as key, the byEnd index projecting every attribute. Time to
+// live, point-in-time recovery, encryption and deletion protection are the
+// construct's (a local DynamoDB has none of them). The names are written
+// here because package ledger's own tests import this package.
+func LedgerTable(name string) *dynamodb.CreateTableInput {
+	const jobID, byEnd, endDay = "jobId", "byEnd", "endDay"
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(jobID), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(endDay), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String(jobID), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName: aws.String(byEnd),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(endDay), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(jobID), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}},
 	}
 }

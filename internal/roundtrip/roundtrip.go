@@ -269,7 +269,7 @@ func Ledger(ctx context.Context, table string) (*dynamotest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := local.CreateTable(ctx, ledger.CreateTableInput(table)); err != nil {
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable(table)); err != nil {
 		local.Close()
 		return nil, err
 	}
