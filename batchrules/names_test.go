@@ -1,6 +1,8 @@
 package batchrules_test
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,4 +85,70 @@ func TestRunnableSince(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNamesAreTheirExpressions: each name check is the regular expression
+// (and length bound) that AWS documents for it, matched without the
+// regexp package. The expressions are the reference: for random strings
+// of the characters that matter (the allowed ones, their neighbours, '.',
+// ':' and '/', a space, a non-ASCII letter, a NUL) and lengths up to past
+// each bound, check and expression agree.
+func TestNamesAreTheirExpressions(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		valid func(string) bool
+		expr  string
+		max   int
+	}{
+		{"ValidName", batchrules.ValidName, `^[a-zA-Z0-9_-]+$`, batchrules.MaxNameLength},
+		{"ValidShareIdentifier", batchrules.ValidShareIdentifier, `^[a-zA-Z0-9_]+$`, batchrules.MaxShareIdentifierLength},
+		{"ValidInstanceType", batchrules.ValidInstanceType, `^ml\.[a-z0-9]+\.[a-z0-9]+$`, 64},
+		{"ValidJobRef", batchrules.ValidJobRef, `^[a-zA-Z0-9:/_.-]+$`, batchrules.MaxJobRefLength},
+		{"ValidJobID", batchrules.ValidJobID, `^[a-zA-Z0-9_.-]+$`, batchrules.MaxJobIDLength},
+	} {
+		re := regexp.MustCompile(c.expr)
+		r := rand.New(rand.NewPCG(1, uint64(c.max)))
+		matched := 0
+		for range 20000 {
+			s := randomName(r, c.max)
+			want := len(s) <= c.max && re.MatchString(s)
+			if got := c.valid(s); got != want {
+				t.Errorf("%s(%q) = %v, want %v (%s, at most %d)", c.name, s, got, want, c.expr, c.max)
+			}
+			if want {
+				matched++
+			}
+		}
+		// The strings must reach both answers, or the test shows nothing.
+		if matched < 100 || matched > 19900 {
+			t.Errorf("%s: %d of 20000 strings match; the test needs both answers", c.name, matched)
+		}
+	}
+}
+
+// randomName is a random string for TestNamesAreTheirExpressions: half
+// of them start as an instance type does; half are of allowed-looking
+// characters and dots only, the others have one of the odd characters in
+// ten; most are short, a quarter about max long.
+func randomName(r *rand.Rand, max int) string {
+	odd := []rune("AZ_-:/ \x00é`{@[")
+	var b strings.Builder
+	if r.IntN(2) == 0 {
+		b.WriteString("ml.")
+	}
+	n, clean := r.IntN(12), r.IntN(2) == 0
+	if r.IntN(4) == 0 {
+		n = max - 4 + r.IntN(8)
+	}
+	for b.Len() < n {
+		switch k := r.IntN(20); {
+		case k == 0:
+			b.WriteByte('.')
+		case k < 3 && !clean:
+			b.WriteRune(odd[r.IntN(len(odd))])
+		default:
+			b.WriteByte("az09"[r.IntN(4)])
+		}
+	}
+	return b.String()
 }

@@ -113,10 +113,8 @@ const (
 	MaxBudgetAlarmsTotal = 200
 )
 
-// budgetNamePattern: 1 to 64 letters, digits, _ and - (compiled at first
-// use; the length is checked in code, as counted repetitions cost every
-// start the allocations of 64 copies).
-var budgetNamePattern = pattern{compiled(`^[A-Za-z0-9_-]+$`), 64}
+// budgetNamePattern: 1 to 64 letters, digits, _ and -.
+var budgetNamePattern = charPattern{letters + digits + "_-", letters + digits + "_-", 64}
 
 // ActionFor is what a submission of class gets once the budget is used:
 // the class's action, alarm when none is listed.

