@@ -13,7 +13,8 @@ import (
 var (
 	// batchARNPattern: arn:PARTITION:batch:REGION:ACCOUNT:RESOURCE-TYPE/NAME.
 	batchARNPattern = compiled(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):([a-z-]+)/(.+)$`)
-	roleARNPattern  = compiled(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+	// rolePathAndName is what follows "role/" in a role ARN.
+	rolePathAndName = charPattern{letters + digits + "_+=,.@/-", MaxRolePathAndNameLength}
 )
 
 // Resource types of the Batch ARNs trainq reads.
@@ -110,9 +111,18 @@ func SameJobQueue(a, b string) bool {
 // ValidRoleARN reports whether s is an IAM role ARN,
 // arn:PARTITION:iam::ACCOUNT:role/PATH/NAME, whose path and name have at
 // most MaxRolePathAndNameLength characters of IAM's [\w+=,.@/-].
+// It is checked without the regexp package (which would cost every
+// function's cold start about 0.2 ms to compile its first expression)
+// and is ^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$
+// (TestNamesAreTheirExpressions).
 func ValidRoleARN(s string) bool {
-	_, rest, _ := strings.Cut(s, ":role/")
-	return len(rest) <= MaxRolePathAndNameLength && roleARNPattern().MatchString(s)
+	rest, arn := strings.CutPrefix(s, "arn:aws")
+	partition, rest, c1 := strings.Cut(rest, ":")
+	rest, iam := strings.CutPrefix(rest, "iam::")
+	account, rest, c2 := strings.Cut(rest, ":")
+	name, role := strings.CutPrefix(rest, "role/")
+	return arn && c1 && iam && c2 && role && strings.Trim(partition, lower+"-") == "" &&
+		len(account) == 12 && strings.Trim(account, digits) == "" && rolePathAndName.match(name)
 }
 
 // resourceServiceJob is the resource type of a service job's ARN.

@@ -152,3 +152,54 @@ func randomName(r *rand.Rand, max int) string {
 	}
 	return b.String()
 }
+
+// TestRoleARNIsItsExpression: ValidRoleARN is the regular expression of
+// a role ARN and the length bound of its path and name, for strings made
+// from role ARNs by random edits (characters inserted, removed or
+// replaced by ones that matter: ':', '/', letters, digits, IAM's
+// punctuation and others).
+func TestRoleARNIsItsExpression(t *testing.T) {
+	re := regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+$`)
+	seeds := []string{
+		"arn:aws:iam::123456789012:role/trainer",
+		"arn:aws-us-gov:iam::123456789012:role/path/to/A_b+c=d,e.f@g-h",
+		"arn:aws:iam::123456789012:role/" + strings.Repeat("r", batchrules.MaxRolePathAndNameLength-2),
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	matched := 0
+	for range 20000 {
+		s := edited(r, seeds[r.IntN(len(seeds))], ":/az09AZ_+=,.@- *é\x00")
+		want := re.MatchString(s) && len(s[strings.Index(s, ":role/")+len(":role/"):]) <= batchrules.MaxRolePathAndNameLength
+		if got := batchrules.ValidRoleARN(s); got != want {
+			t.Errorf("ValidRoleARN(%q) = %v, want %v", s, got, want)
+		}
+		if want {
+			matched++
+		}
+	}
+	if matched < 100 || matched > 19900 {
+		t.Errorf("%d of 20000 strings match; the test needs both answers", matched)
+	}
+}
+
+// edited is s with zero to three random edits, each inserting, removing
+// or replacing a character by one of chars.
+func edited(r *rand.Rand, s, chars string) string {
+	b, set := []rune(s), []rune(chars)
+	for range r.IntN(4) {
+		i := r.IntN(len(b) + 1)
+		switch c := set[r.IntN(len(set))]; r.IntN(3) {
+		case 0:
+			b = append(b[:i], append([]rune{c}, b[i:]...)...)
+		case 1:
+			if i < len(b) {
+				b = append(b[:i], b[i+1:]...)
+			}
+		default:
+			if i < len(b) {
+				b[i] = c
+			}
+		}
+	}
+	return string(b)
+}

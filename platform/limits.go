@@ -1,10 +1,8 @@
 package platform
 
 import (
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // Limits that AWS Batch and SageMaker place on a platform.
@@ -37,10 +35,9 @@ const (
 
 // charPattern is the shape of a name: 1 to max characters, the first one
 // of first and the others of rest (sets of ASCII characters). It is
-// matched without the regexp package: the first expression a program
-// compiles costs it about 0.2 ms, and these names are the only
-// expressions the default platform's validation would compile at every
-// function's cold start.
+// matched without the regexp package, as are the IDs and ARNs of
+// shapes.go: the first expression a program compiles costs it about 0.2
+// ms, which every function's cold start paid in Validate.
 type charPattern struct {
 	first, rest string
 	max         int
@@ -64,9 +61,10 @@ const (
 	digits  = "0123456789"
 )
 
-// trainq's own names and the IDs of other services. The names and ARNs AWS
-// Batch and IAM accept (quota share names, fair-share identifiers, instance
-// types, role ARNs) are package batchrules' rules, which validation calls.
+// trainq's own names. The names and ARNs AWS Batch and IAM accept (quota
+// share names, fair-share identifiers, instance types, role ARNs) are
+// package batchrules' rules, which validation calls; the IDs and ARNs of
+// other services are in shapes.go.
 var (
 	// namePattern: platform names prefix function names (≤64 chars with a
 	// suffix) and other resource names: a letter, then letters, digits and
@@ -75,22 +73,7 @@ var (
 	// classPattern: class names are Lambda alias names and metric dimension
 	// values: a letter, then letters, digits, '_' and '-', at most 64
 	// characters.
-	classPattern   = charPattern{letters, letters + digits + "_-", 64}
-	ecrRepoPattern = compiled(`^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`)
-	// subnetIDPattern and securityGroupIDPattern: EC2 IDs are a prefix and 8
-	// (older) or 17 lowercase hex digits.
-	subnetIDPattern        = compiled(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	securityGroupIDPattern = compiled(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
-	// kmsKeyARNPattern: a key ARN in any partition, with KMS's Region pattern
-	// (https://docs.aws.amazon.com/kms/latest/APIReference/API_MultiRegionKey.html)
-	// and a key ID that is a UUID (1234abcd-12ab-34cd-56ef-1234567890ab) or,
-	// for a multi-Region key, mrk- and 32 hex digits
-	// (mrk-1234abcd12ab34cd56ef1234567890ab, as in the KMS API reference).
-	// Alias ARNs are refused: "To specify a KMS key in an IAM policy
-	// statement, you must use its key ARN"
-	// (https://docs.aws.amazon.com/kms/latest/developerguide/cmks-in-iam-policies.html).
-	kmsKeyARNPattern   = compiled(`^arn:aws[a-z-]*:kms:([a-z]+-){2,3}[0-9]+:[0-9]{12}:key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$`)
-	kmsAliasARNPattern = compiled(`^arn:aws[a-z-]*:kms:[^:]*:[^:]*:alias/`)
+	classPattern = charPattern{letters, letters + digits + "_-", 64}
 )
 
 // Limits of the training section. SageMaker's VpcConfig takes 1 to 16
@@ -104,13 +87,13 @@ const (
 	maxTrainingKMSKeys        = 20
 )
 
-// ValidSubnetID reports whether s is an EC2 subnet ID: subnet- and 8 or 17
-// lowercase hex digits.
-func ValidSubnetID(s string) bool { return subnetIDPattern().MatchString(s) }
+// ValidSubnetID reports whether s is an EC2 subnet ID: subnet- and 8
+// (older) or 17 lowercase hex digits.
+func ValidSubnetID(s string) bool { return ec2ID(s, "subnet-") }
 
 // ValidSecurityGroupID reports whether s is an EC2 security group ID: sg-
-// and 8 or 17 lowercase hex digits.
-func ValidSecurityGroupID(s string) bool { return securityGroupIDPattern().MatchString(s) }
+// and 8 (older) or 17 lowercase hex digits.
+func ValidSecurityGroupID(s string) bool { return ec2ID(s, "sg-") }
 
 // LogRetentionDays are the log retentions CloudWatch Logs accepts, in days,
 // ascending (PutRetentionPolicy, retentionInDays). The constructs translate
@@ -128,10 +111,3 @@ func LogRetentionDays() []int {
 var validRetention = map[int]bool{1: true, 3: true, 5: true, 7: true, 14: true, 30: true, 60: true, 90: true,
 	120: true, 150: true, 180: true, 365: true, 400: true, 545: true, 731: true, 1096: true, 1827: true,
 	2192: true, 2557: true, 2922: true, 3288: true, 3653: true}
-
-// compiled is pattern p, compiled at its first use rather than at the
-// program's start: a function's cold start pays only for the expressions
-// it uses.
-func compiled(p string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(p) })
-}

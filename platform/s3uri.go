@@ -133,8 +133,6 @@ func keyCharacterProblem(r rune) string {
 }
 
 var (
-	bucketCharacters = compiled(`^[a-z0-9.-]*$`)
-	ipAddressShape   = compiled(`^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`)
 	// Reserved by S3 for other kinds of names (access point aliases,
 	// directory buckets, table buckets and so on).
 	reservedBucketPrefixes = []string{"xn--", "sthree-", "amzn-s3-demo-"}
@@ -149,14 +147,14 @@ func checkBucketName(name string) string {
 	switch {
 	case len(name) < 3 || len(name) > 63:
 		return fmt.Sprintf("a bucket name of 3 to 63 characters (%s; %q has %d)", rules, name, len(name))
-	case !bucketCharacters().MatchString(name):
+	case !only(name, lower+digits+".-"):
 		bad := strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz0123456789.-")
 		return fmt.Sprintf("a bucket name of lowercase letters, digits, '.' and '-' only (%s; %q has %q)", rules, name, []rune(bad)[0])
 	case !alnum(name[0]) || !alnum(name[len(name)-1]):
 		return fmt.Sprintf("a bucket name that starts and ends with a letter or digit (%s)", rules)
 	case strings.Contains(name, ".."):
 		return fmt.Sprintf("a bucket name without two adjacent periods (%s)", rules)
-	case ipAddressShape().MatchString(name):
+	case ipAddressShape(name):
 		return fmt.Sprintf("a bucket name not formatted as an IP address (%s)", rules)
 	}
 	for _, p := range reservedBucketPrefixes {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -323,17 +322,6 @@ func (p *Platform) validateTeams(ps *Problems) {
 	}
 }
 
-// snsTopicARN is a standard SNS topic's ARN: a topic name is 1 to 256
-// letters, digits, hyphens and underscores (SNS CreateTopic). The name's
-// length is checked in code (validTopicARN): a counted repetition of 256
-// compiles into 256 copies, which cost a function's cold start 1.5 ms.
-var snsTopicARN = compiled(`^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]+$`)
-
-// validTopicARN reports whether a is a standard SNS topic's ARN.
-func validTopicARN(a string) bool {
-	return snsTopicARN().MatchString(a) && len(a)-strings.LastIndexByte(a, ':')-1 <= 256
-}
-
 func (p *Platform) validateMonitoring(ps *Problems) {
 	m := p.Monitoring
 	for i, e := range m.AlarmEmails {
@@ -456,7 +444,7 @@ func (p *Platform) validateSubmission(ps *Problems) {
 
 func checkECRRepositories(ps *Problems, field string, repos []string) {
 	for i, r := range repos {
-		if len(r) < 2 || len(r) > 256 || !ecrRepoPattern().MatchString(r) {
+		if len(r) < 2 || len(r) > 256 || !ecrRepositoryShape(r) {
 			ps.Add(fmt.Sprintf("%s[%d]", field, i), r, "an ECR repository name such as ml/trainer")
 		}
 	}
@@ -485,9 +473,9 @@ func (p *Platform) validateTraining(ps *Problems) {
 		checkECRRepositories(ps, f+".ecrRepositories", tt.ECRRepositories)
 	}
 	checkVPC := func(field string, v *TrainingVPC) {
-		checkIDs(ps, field+".subnets", v.Subnets, maxTrainingSubnets, subnetIDPattern,
+		checkIDs(ps, field+".subnets", v.Subnets, maxTrainingSubnets, ValidSubnetID,
 			"subnet", "subnet-", "subnet-0a1b2c3d4e5f60718")
-		checkIDs(ps, field+".securityGroups", v.SecurityGroups, maxTrainingSecurityGroups, securityGroupIDPattern,
+		checkIDs(ps, field+".securityGroups", v.SecurityGroups, maxTrainingSecurityGroups, ValidSecurityGroupID,
 			"security group", "sg-", "sg-0123456789abcdef0")
 	}
 	if v := t.VPC; v != nil {
@@ -524,9 +512,9 @@ func (p *Platform) validateTraining(ps *Problems) {
 	for i, k := range t.KMSKeys {
 		f := fmt.Sprintf("training.kmsKeys[%d]", i)
 		switch {
-		case kmsAliasARNPattern().MatchString(k):
+		case kmsAliasARN(k):
 			ps.Add(f, k, "the ARN of the key itself (…:key/ID), not of an alias: IAM evaluates KMS permissions against the key ARN, so a grant on an alias ARN does not reach its key")
-		case !kmsKeyARNPattern().MatchString(k):
+		case !validKMSKeyARN(k):
 			ps.Add(f, k, "a KMS key ARN such as arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (the key ID is a UUID, or mrk- and 32 hex digits for a multi-Region key)")
 		case seen[k]:
 			ps.Add(f, k, "each key once")
@@ -537,7 +525,7 @@ func (p *Platform) validateTraining(ps *Problems) {
 
 // checkIDs checks a list of 1 to limit EC2 IDs of one kind (prefix, then 8
 // or 17 hex digits), each once.
-func checkIDs(ps *Problems, field string, ids []string, limit int, re func() *regexp.Regexp, kind, prefix, example string) {
+func checkIDs(ps *Problems, field string, ids []string, limit int, valid func(string) bool, kind, prefix, example string) {
 	switch {
 	case len(ids) == 0:
 		ps.Addf(field, "[]", "1 to %d %s IDs such as %s (SageMaker VpcConfig)", limit, kind, example)
@@ -548,7 +536,7 @@ func checkIDs(ps *Problems, field string, ids []string, limit int, re func() *re
 	for i, id := range ids {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		switch {
-		case !re().MatchString(id):
+		case !valid(id):
 			ps.Addf(f, id, "a %s ID: %s then 8 or 17 lowercase hex digits, such as %s", kind, prefix, example)
 		case seen[id]:
 			ps.Addf(f, id, "each %s once", kind)

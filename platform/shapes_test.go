@@ -1,0 +1,138 @@
+package platform
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestNameShapesAreTheirExpressions: the platform's name checks, matched
+// without the regexp package, are the regular expressions (and length
+// bounds) they stand for. The expressions are the reference: for random
+// strings of the characters that matter (allowed ones, their neighbours in
+// ASCII, a space, a non-ASCII letter, a NUL) and lengths up to past each
+// bound, check and expression agree.
+func TestNameShapesAreTheirExpressions(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		valid func(string) bool
+		expr  string
+		max   int
+	}{
+		{"name", namePattern.MatchString, `^[a-zA-Z][a-zA-Z0-9-]*$`, 32},
+		{"class", classPattern.MatchString, `^[a-zA-Z][a-zA-Z0-9_-]*$`, 64},
+		{"budget name", budgetNamePattern.MatchString, `^[A-Za-z0-9_-]+$`, 64},
+	} {
+		re := regexp.MustCompile(c.expr)
+		r := rand.New(rand.NewPCG(2, uint64(len(c.expr))))
+		matched := 0
+		for range 20000 {
+			s := randomShape(r, c.max)
+			want := len(s) <= c.max && re.MatchString(s)
+			if got := c.valid(s); got != want {
+				t.Errorf("%s %q: %v, want %v (%s, at most %d)", c.name, s, got, want, c.expr, c.max)
+			}
+			if want {
+				matched++
+			}
+		}
+		// The strings must reach both answers, or the test shows nothing.
+		if matched < 100 || matched > 19900 {
+			t.Errorf("%s: %d of 20000 strings match; the test needs both answers", c.name, matched)
+		}
+	}
+}
+
+// randomShape is a random string for TestNameShapesAreTheirExpressions:
+// half of them of letters, digits, '-' and '_' only, the others with one
+// odd character in ten; most short, a quarter about max long.
+func randomShape(r *rand.Rand, max int) string {
+	odd := []rune("Zz09.:/ \x00é`{@[")
+	var b strings.Builder
+	n, clean := r.IntN(12), r.IntN(2) == 0
+	if r.IntN(4) == 0 {
+		n = max - 4 + r.IntN(8)
+	}
+	for b.Len() < n {
+		if k := r.IntN(10); k == 0 && !clean {
+			b.WriteRune(odd[r.IntN(len(odd))])
+		} else {
+			b.WriteByte("aZ9_-"[r.IntN(5)])
+		}
+	}
+	return b.String()
+}
+
+// TestShapesAreTheirExpressions: each ID and ARN shape of shapes.go is the
+// regular expression in its comment. The expressions are the reference:
+// for strings made from valid and nearly valid examples by random edits
+// (characters inserted, removed or replaced by ones that matter), shape
+// and expression agree, and both answers occur.
+func TestShapesAreTheirExpressions(t *testing.T) {
+	const uuid = "1234abcd-12ab-34cd-56ef-1234567890ab"
+	for _, c := range []struct {
+		name  string
+		valid func(string) bool
+		expr  string
+		seeds []string
+		chars string
+	}{
+		{"subnet ID", ValidSubnetID, `^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`,
+			[]string{"subnet-0a1b2c3d", "subnet-0a1b2c3d4e5f60718"}, "0af-gsubnet"},
+		{"security group ID", ValidSecurityGroupID, `^sg-[0-9a-f]{8}([0-9a-f]{9})?$`,
+			[]string{"sg-01234567", "sg-0123456789abcdef0"}, "0af-gsA"},
+		{"KMS key ARN", validKMSKeyARN, `^arn:aws[a-z-]*:kms:([a-z]+-){2,3}[0-9]+:[0-9]{12}:key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})$`,
+			[]string{"arn:aws:kms:us-east-1:123456789012:key/" + uuid, "arn:aws-us-gov:kms:us-gov-west-1:123456789012:key/mrk-1234abcd12ab34cd56ef1234567890ab",
+				"arn:aws:kms:a-b-c-1:123456789012:key/" + uuid, "arn:aws:kms:a-b-c-d-1:123456789012:key/" + uuid},
+			"0af-:/gzAk"},
+		{"KMS alias ARN", kmsAliasARN, `^arn:aws[a-z-]*:kms:[^:]*:[^:]*:alias/`,
+			[]string{"arn:aws:kms:us-east-1:123456789012:alias/training", "arn:aws-cn:kms:::alias/"}, "0a-:/sA"},
+		{"SNS topic ARN", validTopicARN, `^arn:aws[a-z-]*:sns:[a-z]+(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$`,
+			[]string{"arn:aws:sns:us-east-1:123456789012:oncall-pages", "arn:aws:sns:ap-south-east-x-2:123456789012:" + strings.Repeat("T", 255)},
+			"0aZ_-:/ ."},
+		{"ECR repository", ecrRepositoryShape, `^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$`,
+			[]string{"ml/trainer", "a.b_c-d/e/f9", "ranking/trainer"}, "a0._-/A "},
+		{"IP address shape", ipAddressShape, `^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$`,
+			[]string{"192.168.5.4", "1.2.3.4"}, "09.a"},
+	} {
+		re := regexp.MustCompile(c.expr)
+		r := rand.New(rand.NewPCG(4, uint64(len(c.expr))))
+		matched := 0
+		for range 20000 {
+			s := edited(r, c.seeds[r.IntN(len(c.seeds))], c.chars+"\x00é")
+			want := re.MatchString(s)
+			if got := c.valid(s); got != want {
+				t.Errorf("%s %q: %v, want %v (%s)", c.name, s, got, want, c.expr)
+			}
+			if want {
+				matched++
+			}
+		}
+		if matched < 100 || matched > 19900 {
+			t.Errorf("%s: %d of 20000 strings match; the test needs both answers", c.name, matched)
+		}
+	}
+}
+
+// edited is s with zero to three random edits, each inserting, removing
+// or replacing a character by one of chars.
+func edited(r *rand.Rand, s, chars string) string {
+	b, set := []rune(s), []rune(chars)
+	for range r.IntN(4) {
+		i := r.IntN(len(b) + 1)
+		switch c := set[r.IntN(len(set))]; r.IntN(3) {
+		case 0:
+			b = append(b[:i], append([]rune{c}, b[i:]...)...)
+		case 1:
+			if i < len(b) {
+				b = append(b[:i], b[i+1:]...)
+			}
+		default:
+			if i < len(b) {
+				b[i] = c
+			}
+		}
+	}
+	return string(b)
+}
