@@ -2,6 +2,7 @@ package batchrules
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -10,12 +11,43 @@ import (
 // (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsbatch.html#awsbatch-resources-for-iam-policies,
 // https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsidentityandaccessmanagementiam.html).
 
+// The classes of a Batch ARN's parts, [a-z-], [a-z0-9-] and [0-9], matched
+// without the regexp package (see charPattern), of any length as in the
+// expression; the callers bound the whole.
 var (
-	// batchARNPattern: arn:PARTITION:batch:REGION:ACCOUNT:RESOURCE-TYPE/NAME.
-	batchARNPattern = compiled(`^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):([a-z-]+)/(.+)$`)
+	lowerDash   = charPattern{lower + "-", math.MaxInt}
+	regionChars = charPattern{lower + digits + "-", math.MaxInt}
+	accountID   = charPattern{digits, 12}
 	// rolePathAndName is what follows "role/" in a role ARN.
 	rolePathAndName = charPattern{letters + digits + "_+=,.@/-", MaxRolePathAndNameLength}
 )
+
+// arnParts is s split at its first five colons, when s is an ARN of
+// PARTITION aws[a-z-]*, SERVICE and a 12-digit ACCOUNT:
+// arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE.
+func arnParts(s, service string) (partition, region, account, resource string, ok bool) {
+	p := strings.SplitN(s, ":", 6)
+	if len(p) != 6 || p[0] != "arn" || p[2] != service || !strings.HasPrefix(p[1], "aws") || p[1] != "aws" && !lowerDash.match(p[1][3:]) ||
+		len(p[4]) != 12 || !accountID.match(p[4]) {
+		return "", "", "", "", false
+	}
+	return p[1], p[3], p[4], p[5], true
+}
+
+// batchARNParts is s's parts when s is
+// arn:PARTITION:batch:REGION:ACCOUNT:RESOURCE-TYPE/NAME, the regular
+// expression ^arn:(aws[a-z-]*):batch:([a-z0-9-]+):([0-9]{12}):([a-z-]+)/(.+)$
+// (the tests hold it to that expression): a REGION of [a-z0-9-], a
+// RESOURCE-TYPE of [a-z-] and a NAME of anything but a newline.
+func batchARNParts(s string) (partition, region, account, resource, name string, ok bool) {
+	partition, region, account, rest, ok := arnParts(s, "batch")
+	resource, name, slash := strings.Cut(rest, "/")
+	if !ok || !regionChars.match(region) || !slash || !lowerDash.match(resource) ||
+		name == "" || strings.IndexByte(name, '\n') >= 0 {
+		return "", "", "", "", "", false
+	}
+	return partition, region, account, resource, name, true
+}
 
 // Resource types of the Batch ARNs trainq reads.
 const (
@@ -27,11 +59,11 @@ const (
 // batchARN is the partition, Region, account and name of s, a Batch ARN of
 // resource type resource whose name is a ValidName; ok is false otherwise.
 func batchARN(s, resource string) (partition, region, account, name string, ok bool) {
-	m := batchARNPattern().FindStringSubmatch(s)
-	if m == nil || m[4] != resource || !ValidName(m[5]) {
+	partition, region, account, typ, name, ok := batchARNParts(s)
+	if !ok || typ != resource || !ValidName(name) {
 		return "", "", "", "", false
 	}
-	return m[1], m[2], m[3], m[5], true
+	return partition, region, account, name, true
 }
 
 // ValidServiceEnvironmentARN reports whether s is a service environment's
@@ -150,11 +182,11 @@ func ParseServiceJobRef(s string) (ServiceJobRef, error) {
 		}
 		return ServiceJobRef{ID: s}, nil
 	}
-	m := batchARNPattern().FindStringSubmatch(s)
-	if m == nil || m[4] != resourceServiceJob || !ValidJobID(m[5]) {
+	partition, region, account, typ, id, ok := batchARNParts(s)
+	if !ok || typ != resourceServiceJob || !ValidJobID(id) {
 		return ServiceJobRef{}, fmt.Errorf("got %q, want a service job ARN such as arn:aws:batch:us-east-1:123456789012:service-job/4c7599ae-0a82-49aa-ba5a-4727fcce14a8, or a job id", s)
 	}
-	return ServiceJobRef{ID: m[5], ARN: s, Partition: m[1], Region: m[2], Account: m[3]}, nil
+	return ServiceJobRef{ID: id, ARN: s, Partition: partition, Region: region, Account: account}, nil
 }
 
 // SameAccountAndRegion reports whether the reference can name a job of the
