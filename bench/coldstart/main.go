@@ -13,8 +13,11 @@
 // Every binary is built as the constructs build it for Lambda (package
 // lambdabuild's recipe, for the host).
 //
-// The first invocations: the submitter's is a request it refuses without
-// calling Batch (init plus validation); the observer's a Batch job event;
+// The submitter, the observer and the poller are deployed with the job
+// ledger, here a local DynamoDB (dynalite, internal/dynamotest). The first
+// invocations: the submitter's is a request it refuses without calling
+// Batch (init plus validation); the observer's a Batch job event, which it
+// records in the ledger;
 // the poller's and the re-router's a whole run against a local Batch
 // endpoint with an empty queue.
 //
@@ -34,14 +37,17 @@ import (
 
 	"github.com/trainq/trainq/contract"
 	"github.com/trainq/trainq/internal/batchtest"
+	"github.com/trainq/trainq/internal/dynamotest"
 	"github.com/trainq/trainq/internal/lambdatest"
 )
 
 // function is what the benchmark needs of a function: its package, its
-// environment beyond the queue and the platform, and its first invocation.
+// environment beyond the queue and the platform, whether it is deployed
+// with the job ledger (TRAINQ_LEDGER_TABLE), and its first invocation.
 type function struct {
 	pkg     string
 	env     []string
+	ledger  bool
 	payload string
 }
 
@@ -49,12 +55,15 @@ type function struct {
 const role = contract.EnvExecutionRoleARN + "=arn:aws:iam::123456789012:role/trainq-sagemaker"
 
 var functions = map[string]function{
-	"submitter": {lambdatest.SubmitterPackage, []string{role}, `{"action":"describe"}`},
-	"observer": {lambdatest.ObserverPackage, nil, `{"id":"e1","source":"aws.batch","detail-type":"Batch Service Job State Change",` +
+	"submitter": {lambdatest.SubmitterPackage, []string{role}, true, `{"action":"describe"}`},
+	"observer": {lambdatest.ObserverPackage, nil, true, `{"id":"e1","source":"aws.batch","detail-type":"Batch Service Job State Change",` +
 		`"time":"2026-12-01T12:00:00Z","detail":{"jobId":"j1","jobName":"n","status":"RUNNABLE","jobQueue":"arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"}}`},
-	"poller":   {lambdatest.PollerPackage, nil, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
-	"rerouter": {lambdatest.RerouterPackage, []string{role}, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
+	"poller":   {lambdatest.PollerPackage, nil, true, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
+	"rerouter": {lambdatest.RerouterPackage, []string{role}, false, `{"source":"aws.events","detail-type":"Scheduled Event","detail":{}}`},
 }
+
+// ledgerTable is the job ledger's table.
+const ledgerTable = "trainq-ledger"
 
 // order is the report's order of the functions.
 var order = []string{"submitter", "observer", "poller", "rerouter"}
@@ -90,6 +99,17 @@ func run(n int, names []string) error {
 	}
 	fake := batchtest.New(0)
 	defer fake.Close()
+	// The job ledger, as deployed, on a local DynamoDB: the observer's
+	// first invocation records its job there.
+	local, err := dynamotest.Start(ctx)
+	if err != nil {
+		return err
+	}
+	defer local.Close()
+	if err := local.CreateTable(ctx, dynamotest.LedgerTable(ledgerTable)); err != nil {
+		return err
+	}
+	withLedger := append(local.Env(), contract.EnvLedgerTable+"="+ledgerTable)
 	env := lambdatest.Env("AWS_ENDPOINT_URL_BATCH="+fake.URL, contract.EnvJobQueue+"=arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training")
 	hello, err := lambdatest.Build(ctx, "github.com/trainq/trainq/bench/submit/hello", dir, "hello")
 	if err != nil {
@@ -112,6 +132,9 @@ func run(n int, names []string) error {
 			return err
 		}
 		e := append(slices.Clone(env), append(fn.env, "LAMBDA_TASK_ROOT="+sub)...)
+		if fn.ledger {
+			e = append(e, withLedger...)
+		}
 		targets = append(targets, lambdatest.Target{Name: "trainq " + name, Bootstrap: boot, Env: e, Payload: []byte(fn.payload)})
 	}
 	return lambdatest.ReportColdStarts(ctx, os.Stdout, rie, n, targets...)
