@@ -136,3 +136,27 @@ func edited(r *rand.Rand, s, chars string) string {
 	}
 	return string(b)
 }
+
+// TestLogRetentionDaysAscend: the retentions validation looks up by binary
+// search are in ascending order, each once, and validation accepts each
+// of them and nothing between.
+func TestLogRetentionDaysAscend(t *testing.T) {
+	days := LogRetentionDays()
+	for i := 1; i < len(days); i++ {
+		if days[i] <= days[i-1] {
+			t.Fatalf("LogRetentionDays() = %v: not ascending at %d", days, days[i])
+		}
+	}
+	n := 0
+	for d := -1; d <= days[len(days)-1]+1; d++ {
+		if validRetention(d) {
+			if n >= len(days) || days[n] != d {
+				t.Fatalf("validRetention(%d) is true; the retentions are %v", d, days)
+			}
+			n++
+		}
+	}
+	if n != len(days) {
+		t.Errorf("validRetention accepts %d of the %d retentions", n, len(days))
+	}
+}

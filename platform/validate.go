@@ -375,7 +375,7 @@ func (p *Platform) validateMonitoring(ps *Problems) {
 	if u, err := url.Parse(m.RunbookURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Fragment != "" || len(m.RunbookURL) > 512 {
 		ps.Add("monitoring.runbookUrl", m.RunbookURL, "an https URL of at most 512 characters without a #fragment (each alarm links its own section)")
 	}
-	if !validRetention[m.LogRetentionDays] {
+	if !validRetention(m.LogRetentionDays) {
 		ps.Add("monitoring.logRetentionDays", m.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")
 	}
 }
@@ -452,7 +452,7 @@ func checkECRRepositories(ps *Problems, field string, repos []string) {
 
 func (p *Platform) validateTraining(ps *Problems) {
 	t := p.Training
-	if !validRetention[t.LogRetentionDays] {
+	if !validRetention(t.LogRetentionDays) {
 		ps.Add("training.logRetentionDays", t.LogRetentionDays, "one of CloudWatch Logs' retentions: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653")
 	}
 	checkURIs := func(field string, uris []string) {

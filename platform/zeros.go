@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The explicit-zero rule.
@@ -16,7 +17,7 @@ import (
 //	zero:"refuse"
 //
 // and Parse refuses a 0 written there, with the field's path in the file
-// (teams[0].weight), the value and what is allowed: zeroAllowed[field] and
+// (teams[0].weight), the value and what is allowed: zeroAllowed()[field] and
 // zeroHint. The rule is read from the tags, so a field is covered by its
 // declaration; TestEveryDefaultedNumberRefusesAnExplicitZero fails when
 // ApplyDefaults replaces a written 0 of a field without the tag.
@@ -32,21 +33,25 @@ const (
 
 // zeroAllowed is what a zero:"refuse" field allows, keyed by the Go type and
 // field name (fieldKey). Every tagged field has an entry, and every entry a
-// tagged field (TestEveryZeroTagHasItsAllowedRange).
-var zeroAllowed = map[string]string{
-	"Class.MaxRuntimeSeconds":             fmt.Sprintf("1 to %d (28 days)", MaxRuntimeSecondsLimit),
-	"Team.Weight":                         fmt.Sprintf("%g to %g", MinWeight, MaxWeight),
-	"Monitoring.UtilizationTargetPercent": "1 to 100",
-	"Monitoring.IdleAlarmSeconds":         "60 to 86400, whole minutes",
-	"Monitoring.LogRetentionDays":         "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)",
-	"Training.LogRetentionDays":           "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)",
-	"Reroute.AfterSeconds":                fmt.Sprintf("%d to %d", MinRerouteAfterSeconds, MaxRerouteAfterSeconds),
-	"Reroute.MaxMoves":                    fmt.Sprintf("1 to %d", MaxRerouteMoves),
-	"Checkpoints.IntervalSeconds":         fmt.Sprintf("%d to %d", MinCheckpointSeconds, MaxCheckpointSeconds),
-	"Rerouting.MaxMovesPerMinute":         fmt.Sprintf("1 to %d", MaxMovesPerMinuteLimit),
-	"Rerouting.EveryMinutes":              "1 to 60",
-	"Ledger.RetentionDays":                fmt.Sprintf("1 to %d", MaxLedgerRetentionDays),
-}
+// tagged field (TestEveryZeroTagHasItsAllowedRange). It is built at its
+// first use, by a file with an explicit 0, rather than at every function's
+// start.
+var zeroAllowed = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"Class.MaxRuntimeSeconds":             fmt.Sprintf("1 to %d (28 days)", MaxRuntimeSecondsLimit),
+		"Team.Weight":                         fmt.Sprintf("%g to %g", MinWeight, MaxWeight),
+		"Monitoring.UtilizationTargetPercent": "1 to 100",
+		"Monitoring.IdleAlarmSeconds":         "60 to 86400, whole minutes",
+		"Monitoring.LogRetentionDays":         "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)",
+		"Training.LogRetentionDays":           "one of CloudWatch Logs' retentions (1, 3, 5, 7, 14, 30, …, 3653)",
+		"Reroute.AfterSeconds":                fmt.Sprintf("%d to %d", MinRerouteAfterSeconds, MaxRerouteAfterSeconds),
+		"Reroute.MaxMoves":                    fmt.Sprintf("1 to %d", MaxRerouteMoves),
+		"Checkpoints.IntervalSeconds":         fmt.Sprintf("%d to %d", MinCheckpointSeconds, MaxCheckpointSeconds),
+		"Rerouting.MaxMovesPerMinute":         fmt.Sprintf("1 to %d", MaxMovesPerMinuteLimit),
+		"Rerouting.EveryMinutes":              "1 to 60",
+		"Ledger.RetentionDays":                fmt.Sprintf("1 to %d", MaxLedgerRetentionDays),
+	}
+})
 
 // fieldKey names a struct field of t as zeroAllowed keys it: "Team.Weight".
 func fieldKey(t reflect.Type, f reflect.StructField) string { return t.Name() + "." + f.Name }
@@ -74,7 +79,7 @@ func checkExplicitZeros(ps *Problems, path string, v any, t reflect.Type) {
 			field := join(path, name)
 			if f.Tag.Get(zeroTag) == zeroRefuse {
 				if n, ok := fv.(float64); ok && n == 0 {
-					ps.Add(field, n, zeroAllowed[fieldKey(t, f)]+zeroHint)
+					ps.Add(field, n, zeroAllowed()[fieldKey(t, f)]+zeroHint)
 				}
 				continue
 			}

@@ -320,7 +320,7 @@ func TestEveryDefaultedNumberRefusesAnExplicitZero(t *testing.T) {
 		}
 		set(t, doc, strings.NewReplacer("[", ".", "]", "").Replace(d.path), 0)
 		_, err := Parse(render(t, doc))
-		want := Problems{{Field: d.path, Value: "0", Allowed: zeroAllowed[key] + zeroHint}}
+		want := Problems{{Field: d.path, Value: "0", Allowed: zeroAllowed()[key] + zeroHint}}
 		if diff := cmp.Diff(want, problemsOf(t, err)); diff != "" {
 			t.Errorf("%s: 0 written: problems (-want +got):\n%s", d.path, diff)
 		}
@@ -337,13 +337,13 @@ func TestEveryZeroTagHasItsAllowedRange(t *testing.T) {
 		case !ok:
 		case tag != "refuse":
 			t.Errorf(`%s: zero:%q, want zero:"refuse" (the only rule)`, key, tag)
-		case zeroAllowed[key] == "":
+		case zeroAllowed()[key] == "":
 			t.Errorf(`%s: tagged zero:"refuse" but has no range in zeroAllowed`, key)
 		default:
 			tagged[key] = true
 		}
 	}
-	for key := range zeroAllowed {
+	for key := range zeroAllowed() {
 		if !tagged[key] {
 			t.Errorf(`zeroAllowed has a range for %s, which is not a number field tagged zero:"refuse"`, key)
 		}
