@@ -61,10 +61,10 @@ func bundleSeeds(t testing.TB) map[string]*Platform {
 
 // load is loadJSON's answer for data, and whether the generated decoder
 // gave it.
-func load(data []byte) (p *Platform, err error, decoded bool) {
+func load(data []byte) (p *Platform, decoded bool, err error) {
 	before := bundleDecodes.Load()
 	p, err = loadJSON(data)
-	return p, err, bundleDecodes.Load() != before
+	return p, bundleDecodes.Load() != before, err
 }
 
 // agree fails the test unless loadJSON gives ParseJSON's platform or
@@ -75,7 +75,7 @@ func load(data []byte) (p *Platform, err error, decoded bool) {
 // time of the tests that try thousands of documents.
 func agree(t testing.TB, what string, data []byte) (bool, bool) {
 	t.Helper()
-	got, err, decoded := load(data)
+	got, decoded, err := load(data)
 	if !decoded {
 		return false, err == nil
 	}
