@@ -122,6 +122,13 @@ def generate():
     w("// smSource names the model smModel was generated from.")
     w(f'const smSource = "botocore {botocore.__version__}, sagemaker {model.api_version}, {root.name}"')
     w("")
+    bounds = sorted({int(number(s.metadata[k], s.name)) for s in order for k in ("min", "max") if k in s.metadata})
+    at = {v: i for i, v in enumerate(bounds)}
+    w("// smBounds are the shapes' distinct minimums and maximums. Min and Max")
+    w("// point into it, so that smModel is static data the linker lays out,")
+    w("// which no function's start has to build.")
+    w("var smBounds = [...]int64{" + ", ".join(str(v) for v in bounds) + "}")
+    w("")
     w(f"// smModel is {root.name} (entry 0) and every shape it reaches: {len(order)} shapes.")
     w("var smModel = []smShape{")
     for i, s in enumerate(order):
@@ -136,9 +143,9 @@ def generate():
         elif s.type_name == "map":
             fields.append(f"Key: {index[s.key.name]}, Elem: {index[s.value.name]}")
         if "min" in meta:
-            fields.append(f"Min: i64({number(meta['min'], s.name)})")
+            fields.append(f"Min: &smBounds[{at[int(number(meta['min'], s.name))]}]")
         if "max" in meta:
-            fields.append(f"Max: i64({number(meta['max'], s.name)})")
+            fields.append(f"Max: &smBounds[{at[int(number(meta['max'], s.name))]}]")
         if meta.get("enum"):
             fields.append(f"Enum: {go_string_list(meta['enum'])}")
         if "pattern" in meta:

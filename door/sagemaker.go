@@ -61,8 +61,6 @@ type smMember struct {
 	Required bool
 }
 
-func i64(v int64) *int64 { return &v }
-
 // valueKind names a decoded JSON value for a message.
 func valueKind(v any) string { return contract.ValueKind(v) }
 
