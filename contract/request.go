@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/trainq/trainq/batchrules"
 )
@@ -140,8 +141,10 @@ const (
 	MaxCallerTags = batchrules.MaxTags - 4 - 3
 )
 
-// requestFields maps each JSON key of a request to its Go field index.
-var requestFields = func() map[string]int {
+// requestFields maps each JSON key of a request to its Go field index. It
+// is built at its first use: of the functions that link this package, only
+// the submission function decodes requests.
+var requestFields = sync.OnceValue(func() map[string]int {
 	t := reflect.TypeOf(Request{})
 	out := map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
@@ -149,7 +152,7 @@ var requestFields = func() map[string]int {
 		out[name] = i
 	}
 	return out
-}()
+})
 
 // DecodeRequest decodes a request strictly, naming every unknown key and
 // every value of the wrong JSON type at once. Member names are
@@ -190,10 +193,10 @@ func DecodeRequest(data []byte) (Request, Problems) {
 	v := reflect.ValueOf(&req).Elem()
 	for _, m := range members {
 		k := m.Name
-		i, ok := requestFields[k]
+		i, ok := requestFields()[k]
 		if !ok {
-			known := make([]string, 0, len(requestFields))
-			for name := range requestFields {
+			known := make([]string, 0, len(requestFields()))
+			for name := range requestFields() {
 				known = append(known, name)
 			}
 			sort.Strings(known)
