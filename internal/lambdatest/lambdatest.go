@@ -11,6 +11,7 @@ package lambdatest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -118,7 +119,28 @@ func Env(extra ...string) []string {
 // Start runs rie with bootstrap on two free loopback ports and waits until
 // it accepts connections. env is the whole environment of the emulator and
 // the function. Close it when done.
+//
+// A port found free can be taken by another process (a client's ephemeral
+// port, say) before the emulator binds it; the emulator then exits at
+// start with "address already in use", and Start tries again on other
+// ports, up to startTries times.
 func Start(ctx context.Context, rie, bootstrap string, env []string) (*Emulator, error) {
+	for try := 1; ; try++ {
+		e, err := start(ctx, rie, bootstrap, env)
+		if err == nil || try == startTries || !errors.Is(err, errPortTaken) {
+			return e, err
+		}
+	}
+}
+
+// startTries bounds Start's attempts.
+const startTries = 5
+
+// errPortTaken is an emulator that could not bind a port found free.
+var errPortTaken = errors.New("a port found free was taken before the emulator bound it")
+
+// start is one attempt of Start.
+func start(ctx context.Context, rie, bootstrap string, env []string) (*Emulator, error) {
 	apiPort, err := freePort()
 	if err != nil {
 		return nil, err
@@ -149,6 +171,9 @@ func Start(ctx context.Context, rie, bootstrap string, env []string) (*Emulator,
 		}
 		select {
 		case <-e.done:
+			if strings.Contains(e.Log(), "address already in use") {
+				return nil, fmt.Errorf("emulator exited at start: %w:\n%s", errPortTaken, e.Log())
+			}
 			return nil, fmt.Errorf("emulator exited at start:\n%s", e.Log())
 		case <-ctx.Done():
 			e.Close()
@@ -219,7 +244,11 @@ func (e *Emulator) Kill() {
 	<-e.done
 }
 
-func freePort() (int, error) {
+// freePort is a loopback port free at the moment (a variable for the
+// tests).
+var freePort = pickFreePort
+
+func pickFreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
