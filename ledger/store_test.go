@@ -16,20 +16,7 @@ import (
 
 var local *dynamotest.Server
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	s, err := dynamotest.Start(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start a local DynamoDB:", err)
-		return 1
-	}
-	defer s.Close()
-	local = s
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m, &local)) }
 
 // newTable creates a fresh ledger table on the local DynamoDB.
 func newTable(t *testing.T, now time.Time) *Store {

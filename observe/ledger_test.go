@@ -20,18 +20,7 @@ import (
 
 var local *dynamotest.Server
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	s, err := dynamotest.Start(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start a local DynamoDB:", err)
-		return 1
-	}
-	defer s.Close()
-	local = s
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m, &local)) }
 
 // A sweep of search-research on 8 ml.p5.48xlarge: preempted after an hour,
 // requeued, then succeeded (times in Unix ms).

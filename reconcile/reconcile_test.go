@@ -31,17 +31,7 @@ const queue = "arn:aws:batch:us-east-1:123456789012:job-queue/trainq-training"
 
 var local *dynamotest.Server
 
-func TestMain(m *testing.M) {
-	s, err := dynamotest.Start(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start a local DynamoDB:", err)
-		os.Exit(1)
-	}
-	local = s
-	code := m.Run()
-	s.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m, &local)) }
 
 var tables int
 

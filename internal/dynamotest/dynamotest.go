@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -178,6 +179,20 @@ func (s *Server) Log() string {
 
 // PID is dynalite's process id.
 func (s *Server) PID() int { return s.cmd.Process.Pid }
+
+// Main runs a test package's tests with a local DynamoDB in *s, started
+// before them and stopped after: a package's TestMain is
+// os.Exit(dynamotest.Main(m, &local)).
+func Main(m *testing.M, s **Server) int {
+	srv, err := Start(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start a local DynamoDB:", err)
+		return 1
+	}
+	defer srv.Close()
+	*s = srv
+	return m.Run()
+}
 
 // Close stops dynalite by its process id: SIGTERM, then SIGKILL after
 // three seconds.
