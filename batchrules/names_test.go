@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trainq/trainq/batchrules"
+	"github.com/trainq/trainq/internal/shapetest"
 )
 
 func TestShareOfJob(t *testing.T) {
@@ -106,23 +107,7 @@ func TestNamesAreTheirExpressions(t *testing.T) {
 		{"ValidJobRef", batchrules.ValidJobRef, `^[a-zA-Z0-9:/_.-]+$`, batchrules.MaxJobRefLength},
 		{"ValidJobID", batchrules.ValidJobID, `^[a-zA-Z0-9_.-]+$`, batchrules.MaxJobIDLength},
 	} {
-		re := regexp.MustCompile(c.expr)
-		r := rand.New(rand.NewPCG(1, uint64(c.max)))
-		matched := 0
-		for range 20000 {
-			s := randomName(r, c.max)
-			want := len(s) <= c.max && re.MatchString(s)
-			if got := c.valid(s); got != want {
-				t.Errorf("%s(%q) = %v, want %v (%s, at most %d)", c.name, s, got, want, c.expr, c.max)
-			}
-			if want {
-				matched++
-			}
-		}
-		// The strings must reach both answers, or the test shows nothing.
-		if matched < 100 || matched > 19900 {
-			t.Errorf("%s: %d of 20000 strings match; the test needs both answers", c.name, matched)
-		}
+		shapetest.Agree(t, c.name, c.valid, c.expr, c.max, rand.New(rand.NewPCG(1, uint64(c.max))), randomName)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/trainq/trainq/internal/shapetest"
 )
 
 // TestNameShapesAreTheirExpressions: the platform's name checks, matched
@@ -24,23 +26,7 @@ func TestNameShapesAreTheirExpressions(t *testing.T) {
 		{"class", classPattern.MatchString, `^[a-zA-Z][a-zA-Z0-9_-]*$`, 64},
 		{"budget name", budgetNamePattern.MatchString, `^[A-Za-z0-9_-]+$`, 64},
 	} {
-		re := regexp.MustCompile(c.expr)
-		r := rand.New(rand.NewPCG(2, uint64(len(c.expr))))
-		matched := 0
-		for range 20000 {
-			s := randomShape(r, c.max)
-			want := len(s) <= c.max && re.MatchString(s)
-			if got := c.valid(s); got != want {
-				t.Errorf("%s %q: %v, want %v (%s, at most %d)", c.name, s, got, want, c.expr, c.max)
-			}
-			if want {
-				matched++
-			}
-		}
-		// The strings must reach both answers, or the test shows nothing.
-		if matched < 100 || matched > 19900 {
-			t.Errorf("%s: %d of 20000 strings match; the test needs both answers", c.name, matched)
-		}
+		shapetest.Agree(t, c.name, c.valid, c.expr, c.max, rand.New(rand.NewPCG(2, uint64(len(c.expr)))), randomShape)
 	}
 }
 

@@ -1,0 +1,40 @@
+// Package shapetest holds a check written without the regexp package to
+// the regular expression it stands for: over random strings, the check and
+// the expression (with its length bound) must agree, and the strings must
+// reach both answers, or the comparison shows nothing.
+//
+// It is test support: only tests import it.
+package shapetest
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"testing"
+)
+
+// Strings is how many random strings Agree compares.
+const Strings = 20000
+
+// Agree fails t for each of Strings random strings (gen(r, max)) on which
+// valid and the expression expr, bounded to max bytes, disagree, and when
+// fewer than 100 strings, or all but 100, match: name names the check.
+func Agree(t *testing.T, name string, valid func(string) bool, expr string, max int, r *rand.Rand, gen func(*rand.Rand, int) string) {
+	t.Helper()
+	re := regexp.MustCompile(expr)
+	matched, differ := 0, 0
+	for range Strings {
+		s := gen(r, max)
+		want := len(s) <= max && re.MatchString(s)
+		if got := valid(s); got != want {
+			if differ++; differ <= 5 {
+				t.Errorf("%s %q: %v, want %v (%s, at most %d)", name, s, got, want, expr, max)
+			}
+		}
+		if want {
+			matched++
+		}
+	}
+	if matched < 100 || matched > Strings-100 {
+		t.Errorf("%s: %d of %d strings match; the test needs both answers", name, matched, Strings)
+	}
+}
