@@ -32,9 +32,9 @@ type Ledger interface {
 	// dynamodb:PutItem on the table, nothing else (a read-merge-write
 	// conditional on the item's revision; package ledger's Store.Record).
 	GrantRecord(grantee awsiam.IGrantable) awsiam.Grant
-	// GrantRead lets grantee read jobs: dynamodb:GetItem on the table and
-	// dynamodb:Query on the table and its byEnd index (Store.Get,
-	// Store.Jobs).
+	// GrantRead lets grantee read jobs: dynamodb:GetItem on the table
+	// (Store.Get) and dynamodb:Query on its byEnd index (Store.Jobs),
+	// nothing else.
 	GrantRead(grantee awsiam.IGrantable) awsiam.Grant
 	// GrantReconcile lets grantee complete open jobs from AWS Batch (the
 	// reconciling pass, package reconcile): dynamodb:Query on the byEnd
@@ -102,5 +102,6 @@ func (l *ledgerTable) index() *string {
 }
 
 func (l *ledgerTable) GrantRead(grantee awsiam.IGrantable) awsiam.Grant {
-	return l.grant(grantee, []*string{l.table.TableArn(), l.index()}, "dynamodb:GetItem", "dynamodb:Query")
+	l.grant(grantee, []*string{l.index()}, "dynamodb:Query")
+	return l.grant(grantee, []*string{l.table.TableArn()}, "dynamodb:GetItem")
 }

@@ -592,6 +592,9 @@ func ledgerFlows(t *testing.T, s *synthesized, d *deployed) []iamRequest {
 		{name: "the submission function reads a ledger item", principal: submitter, action: "dynamodb:GetItem", resource: table, want: allowed, cite: citeDynamoDBActions},
 		{name: "the submission function cannot write the ledger", principal: submitter, action: "dynamodb:PutItem", resource: table, want: denied, cite: citeEvaluation},
 		{name: "the submission function cannot scan the ledger", principal: submitter, action: "dynamodb:Scan", resource: table, want: denied, cite: citeEvaluation},
+		// It reads items by key and jobs by the index; it needs no query
+		// of the table itself.
+		{name: "the submission function cannot query the ledger's table, only its index", principal: submitter, action: "dynamodb:Query", resource: table, want: denied, cite: citeEvaluation},
 		// Budgets: a submission reads its team's usage by the ledger's
 		// index (the days of the budgets' windows) and nothing beyond the
 		// ledger; it can neither change nor remove what it reads.
