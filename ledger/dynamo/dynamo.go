@@ -11,8 +11,11 @@
 // allocates nothing. What it leaves out of the SDK's client is what the
 // ledger does not use: other operations, endpoint discovery, account-based
 // endpoints (the regional endpoint serves every account), FIPS and
-// dual-stack endpoints (trainq's functions configure neither) and
-// compressed answers (the SDK's DynamoDB client asks for none either).
+// dual-stack endpoints (trainq's functions configure neither), compressed
+// answers (the SDK's DynamoDB client asks for none either) and the SDK's
+// correction of a skewed clock on retries (Lambda's clocks are synced; on a
+// machine whose clock is off by more than five minutes every call fails
+// with InvalidSignatureException instead).
 //
 // Tests and benchmarks may keep using the SDK's client; run-time code must
 // use this one (the functions' dependency tests forbid the SDK's DynamoDB
