@@ -153,7 +153,7 @@ func TestRoleARNIsItsExpression(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	matched := 0
 	for range 20000 {
-		s := edited(r, seeds[r.IntN(len(seeds))], ":/az09AZ_+=,.@- *é\x00")
+		s := shapetest.Edited(r, seeds[r.IntN(len(seeds))], ":/az09AZ_+=,.@- *é\x00")
 		want := re.MatchString(s) && len(s[strings.Index(s, ":role/")+len(":role/"):]) <= batchrules.MaxRolePathAndNameLength
 		if got := batchrules.ValidRoleARN(s); got != want {
 			t.Errorf("ValidRoleARN(%q) = %v, want %v", s, got, want)
@@ -165,26 +165,4 @@ func TestRoleARNIsItsExpression(t *testing.T) {
 	if matched < 100 || matched > 19900 {
 		t.Errorf("%d of 20000 strings match; the test needs both answers", matched)
 	}
-}
-
-// edited is s with zero to three random edits, each inserting, removing
-// or replacing a character by one of chars.
-func edited(r *rand.Rand, s, chars string) string {
-	b, set := []rune(s), []rune(chars)
-	for range r.IntN(4) {
-		i := r.IntN(len(b) + 1)
-		switch c := set[r.IntN(len(set))]; r.IntN(3) {
-		case 0:
-			b = append(b[:i], append([]rune{c}, b[i:]...)...)
-		case 1:
-			if i < len(b) {
-				b = append(b[:i], b[i+1:]...)
-			}
-		default:
-			if i < len(b) {
-				b[i] = c
-			}
-		}
-	}
-	return string(b)
 }

@@ -38,3 +38,26 @@ func Agree(t *testing.T, name string, valid func(string) bool, expr string, max 
 		t.Errorf("%s: %d of %d strings match; the test needs both answers", name, matched, Strings)
 	}
 }
+
+// Edited is s with zero to three random edits, each inserting, removing
+// or replacing a character by one of chars: strings near a valid example,
+// where a check and its expression are most likely to part.
+func Edited(r *rand.Rand, s, chars string) string {
+	b, set := []rune(s), []rune(chars)
+	for range r.IntN(4) {
+		i := r.IntN(len(b) + 1)
+		switch c := set[r.IntN(len(set))]; r.IntN(3) {
+		case 0:
+			b = append(b[:i], append([]rune{c}, b[i:]...)...)
+		case 1:
+			if i < len(b) {
+				b = append(b[:i], b[i+1:]...)
+			}
+		default:
+			if i < len(b) {
+				b[i] = c
+			}
+		}
+	}
+	return string(b)
+}
